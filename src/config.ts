@@ -1,0 +1,88 @@
+import envSchema from 'env-schema';
+
+/**
+ * The server's configuration: every environment variable is read and validated here,
+ * and nowhere else. A bad value stops start-up with a message naming the variable.
+ */
+export interface Config {
+  PORT: number;
+  HOST: string;
+  DATABASE_URL: string;
+  AUTH_JWT_SECRET?: string;
+  AUTH_JWKS_URL?: string;
+  AUTH_ISSUER?: string;
+  AUTH_AUDIENCE?: string;
+  AUTH_ROLES_CLAIM: string;
+  AUTH_COMPANY_CLAIM: string;
+  MCP_TOKEN_LIMIT: number;
+  MCP_WINDOW_DAYS: number;
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  DEMO_DATA: boolean;
+  NODE_ENV: string;
+  BODY_LIMIT: number;
+  REQUEST_TIMEOUT_MS: number;
+  RATE_LIMIT_MAX: number;
+  RATE_LIMIT_WINDOW_MS: number;
+  REBATE_LOOKUP_RATE_LIMIT_MAX: number;
+  CORS_ORIGINS: string;
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+}
+
+const schema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    DATABASE_URL: {
+      type: 'string',
+      pattern: '^(file:|postgres(ql)?://)',
+      default: 'file:./data/booking.sqlite',
+    },
+    AUTH_JWT_SECRET: { type: 'string', minLength: 16 },
+    AUTH_JWKS_URL: { type: 'string', pattern: '^https?://[^\\s]+$' },
+    AUTH_ISSUER: { type: 'string', minLength: 1 },
+    AUTH_AUDIENCE: { type: 'string', minLength: 1 },
+    AUTH_ROLES_CLAIM: { type: 'string', minLength: 1, default: 'roles' },
+    AUTH_COMPANY_CLAIM: { type: 'string', minLength: 1, default: 'company_id' },
+    MCP_TOKEN_LIMIT: { type: 'integer', minimum: 0, maximum: 2147483647, default: 1000000 },
+    MCP_WINDOW_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 30 },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
+    DEMO_DATA: { type: 'boolean', default: true },
+    NODE_ENV: { type: 'string', default: 'production' },
+    BODY_LIMIT: { type: 'integer', minimum: 1024, default: 1048576 },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 30000 },
+    RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 600 },
+    RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1000, default: 60000 },
+    REBATE_LOOKUP_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
+    CORS_ORIGINS: { type: 'string', default: '' },
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
+  },
+} as const;
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the configuration from `env` (default: process.env) with `overrides` on top.
+ * Throws ConfigError naming the first bad variable.
+ */
+export function loadConfig(
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
+  const data: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') data[key] = value;
+  }
+  Object.assign(data, overrides);
+  try {
+    return envSchema<Config>({ schema, data, env: false, dotenv: false });
+  } catch (err) {
+    const message = (err as Error).message.replace(/\/?env\//g, '').replace(/^\//, '');
+    throw new ConfigError(`Invalid configuration: ${message}`);
+  }
+}
