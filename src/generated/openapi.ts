@@ -88,7 +88,7 @@ export interface paths {
          *     `RebateCodeCustomerNotConnected`).
          *
          *     Any authenticated caller may check a code of any company (a customer checking a
-         *     code at a company's checkout).
+         *     code at a company's checkout); the `x-any-company` extension marks this.
          */
         get: operations["GetRebateCodeBySign"];
         put?: never;
@@ -232,6 +232,10 @@ export interface paths {
          *     company; their priorities are kept (when no priority is set a random resource is
          *     taken when booking a time). `Active` is taken from the request. Answers the type
          *     with its resources. Only administrators may add resource types.
+         *
+         *     A resource that is unknown in the company (`UnknownResource`) or listed twice
+         *     (`DuplicateResource`) answers 400 with FieldName `Resources[i].Id`, every such
+         *     resource listed; a CompanyId that names no company answers 400 (`UnknownCompany`).
          */
         post: operations["CreateResourceType"];
         delete?: never;
@@ -826,14 +830,14 @@ export interface components {
             /** @description Connected services. */
             Services: components["schemas"]["CustomFieldServiceResponse"][];
         };
-        /** @description A report layout used for booking export; the cells hold the report's contents. */
+        /** @description A report layout used for booking export; the cells hold the report's contents. With `Fields`, only the listed fields are filled. */
         PrintoutQueryResponse: {
             /**
              * Format: int32
              * @description Report id.
              */
-            Id: number;
-            Name: string;
+            Id?: number;
+            Name?: string;
             HeaderLeftCell?: string;
             HeaderMiddleCell?: string;
             HeaderRightCell?: string;
@@ -919,20 +923,20 @@ export interface components {
             /** Format: date-time */
             Updated?: string;
         };
-        /** @description A billing method. */
+        /** @description A billing method. With `Fields`, only the listed fields are filled. */
         BillingMethodQueryResponse: {
             /** Format: int32 */
-            Id: number;
-            Name: string;
+            Id?: number;
+            Name?: string;
             Description?: string;
             /** @description Countries where the method is valid. */
             Countries?: string[];
         };
-        /** @description A category a company can belong to. */
+        /** @description A category a company can belong to. With `Fields`, only the listed fields are filled. */
         CompanyCategoryQueryResponse: {
             /** Format: int32 */
-            Id: number;
-            Name: string;
+            Id?: number;
+            Name?: string;
             NormalizedName?: string;
             Active?: boolean;
         };
@@ -1114,7 +1118,7 @@ export interface components {
              */
             Priority?: number;
         };
-        /** @description Request of CreateResourceType. */
+        /** @description Request of CreateResourceType. `Name` is required (a resource type is shown by its name). */
         CreateResourceType: {
             /**
              * Format: uuid
@@ -1125,6 +1129,7 @@ export interface components {
             /** @description Resources to include. */
             Resources?: components["schemas"]["CreateResourceTypeResource"][];
             Description?: string;
+            /** @description Whether the new type is active; absent means false. */
             Active?: boolean;
         };
         /** @description Request body of UpdateWebhookEndpoint (`Id` is in the path, `CompanyId` in the query). */
@@ -1226,7 +1231,7 @@ export interface components {
         Format: string;
         /** @description Number of results to skip. */
         Skip: number | null;
-        /** @description Maximum number of results to return; default 100, at most 1000. */
+        /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
         Take: number | null;
         /**
          * @description Comma-separated result fields to order by, ascending; a `-` prefix orders that
@@ -1474,7 +1479,7 @@ export interface operations {
                 Id?: number;
                 /** @description Number of results to skip. */
                 Skip?: components["parameters"]["Skip"];
-                /** @description Maximum number of results to return; default 100, at most 1000. */
+                /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
                 Take?: components["parameters"]["Take"];
                 /**
                  * @description Comma-separated result fields to order by, ascending; a `-` prefix orders that
@@ -1648,7 +1653,7 @@ export interface operations {
                 CountryId?: string;
                 /** @description Number of results to skip. */
                 Skip?: components["parameters"]["Skip"];
-                /** @description Maximum number of results to return; default 100, at most 1000. */
+                /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
                 Take?: components["parameters"]["Take"];
                 /**
                  * @description Comma-separated result fields to order by, ascending; a `-` prefix orders that
@@ -1709,7 +1714,7 @@ export interface operations {
                 Id?: number;
                 /** @description Number of results to skip. */
                 Skip?: components["parameters"]["Skip"];
-                /** @description Maximum number of results to return; default 100, at most 1000. */
+                /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
                 Take?: components["parameters"]["Take"];
                 /**
                  * @description Comma-separated result fields to order by, ascending; a `-` prefix orders that

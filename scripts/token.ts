@@ -1,0 +1,47 @@
+// `npm run token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]`
+// Prints one bearer token, signed for the configured server, and nothing else on stdout.
+import { parseArgs } from 'node:util';
+import { resolveJwtSecret } from '../src/auth/secret.js';
+import { mintToken } from '../src/auth/token.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const guid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function fail(message: string): never {
+  console.error(message);
+  console.error('usage: npm run token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]');
+  process.exit(1);
+}
+
+try {
+  const { values } = parseArgs({
+    options: {
+      company: { type: 'string' },
+      role: { type: 'string', multiple: true },
+      sub: { type: 'string' },
+      'expires-in': { type: 'string' },
+    },
+    strict: true,
+  });
+  if (!values.company || !guid.test(values.company)) fail('--company must be a guid');
+  const expiresIn = values['expires-in'] ?? '1h';
+  if (!/^\d+\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|week|weeks|y|year|years)$/i.test(expiresIn)) {
+    fail('--expires-in must be a duration such as 30m, 1h or 7d');
+  }
+  const config = loadConfig();
+  if (config.AUTH_JWKS_URL) fail('The server verifies identity-provider tokens (AUTH_JWKS_URL); get a token from the provider.');
+  const token = await mintToken(resolveJwtSecret(config), {
+    companyId: values.company.toLowerCase(),
+    roles: values.role ?? [],
+    sub: values.sub,
+    expiresIn,
+    companyClaim: config.AUTH_COMPANY_CLAIM,
+    rolesClaim: config.AUTH_ROLES_CLAIM,
+  });
+  process.stdout.write(`${token}\n`);
+} catch (err) {
+  if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+    fail((err as Error).message);
+  }
+  throw err;
+}

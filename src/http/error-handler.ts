@@ -1,0 +1,104 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toCsv } from './csv.js';
+import { ApiError } from './errors.js';
+import { toFieldErrors, type AjvErrorLike } from './validation-errors.js';
+
+type AnyError = FastifyError & { validation?: AjvErrorLike[]; validationContext?: string };
+
+const byCode: Record<string, (error: AnyError) => ApiError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (e) =>
+    new ApiError(415, 'UnsupportedMediaType', `${e.message}. Send application/json or text/csv.`),
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new ApiError(413, 'PayloadTooLarge', 'The request body is larger than the server accepts.'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () =>
+    new ApiError(400, 'SerializationException', 'The request body is not valid JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new ApiError(400, 'NotEmpty', 'The request body must not be empty.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new ApiError(400, 'BadRequest', 'The Content-Length header does not match the body.'),
+};
+
+const statusCodes: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  408: 'RequestTimeout',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  503: 'ServiceUnavailable',
+};
+
+/** Maps any error of any layer to an ApiError; undefined means "unexpected" (500). */
+export function toApiError(error: AnyError, request: FastifyRequest): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    if (error.validationContext === 'body' && (request.body === undefined || request.body === null)) {
+      return new ApiError(400, 'NotEmpty', 'The request body is required.');
+    }
+    const errors = toFieldErrors(error.validation, error.validationContext === 'body' ? 'Body' : 'Request');
+    if (errors.length > 0) return new ApiError(400, errors[0].ErrorCode, errors[0].Message, errors);
+  }
+  const mapped = error.code ? byCode[error.code] : undefined;
+  if (mapped) return mapped(error);
+  const status = error.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return new ApiError(status, statusCodes[status] ?? 'BadRequest', error.message);
+  }
+  if (status === 503) return new ApiError(503, 'ServiceUnavailable', error.message);
+  return undefined;
+}
+
+/** Sends a ResponseStatus body in the negotiated format. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, stack?: string) {
+  const ResponseStatus = { ...error.toResponseStatus(), ...(stack ? { StackTrace: stack } : {}) };
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  reply.code(error.statusCode);
+  if (request.format === 'csv') {
+    return reply.type('text/csv; charset=utf-8').send(toCsv({ ResponseStatus }));
+  }
+  return reply.type('application/json; charset=utf-8').send({ ResponseStatus });
+}
+
+/**
+ * Every error, from every layer, leaves as a ResponseStatus. Unexpected errors are
+ * logged with the request's context and answered 500 without details (the stack trace
+ * only when NODE_ENV=development).
+ */
+export function registerErrorHandling(app: FastifyInstance, development: boolean) {
+  app.setErrorHandler((error: AnyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError) {
+      if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(request, reply, apiError);
+    }
+    request.log.error(
+      { err: error, method: request.method, url: request.url, operation: request.routeOptions.config?.operationId },
+      'unexpected error',
+    );
+    return sendError(
+      request,
+      reply,
+      new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'),
+      development ? error.stack : undefined,
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new ApiError(404, 'NotFound', `No operation matches ${request.method} ${request.url.split('?')[0]}.`),
+    ),
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operationId?: string;
+  }
+}

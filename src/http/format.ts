@@ -1,0 +1,72 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+
+export type Format = 'json' | 'csv';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the response format negotiated for this request */
+    format: Format;
+  }
+}
+
+const suffix = Symbol('format suffix');
+type RawWithSuffix = IncomingMessage & { [suffix]?: Format };
+
+/**
+ * Fastify's `rewriteUrl`: `/categories.csv?Take=1` is routed as `/categories?Take=1`,
+ * remembering that the suffix asked for CSV (`.json` likewise asks for JSON).
+ */
+export function rewriteFormatSuffix(raw: IncomingMessage): string {
+  const url = raw.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const match = /\.(csv|json)$/i.exec(path);
+  if (!match || path.length === match[0].length + 1) return url;
+  (raw as RawWithSuffix)[suffix] = match[1].toLowerCase() as Format;
+  return path.slice(0, -match[0].length) + (q === -1 ? '' : url.slice(q));
+}
+
+const notAcceptable = (message: string) => new ApiError(406, 'NotAcceptable', message);
+
+function fromName(name: string): Format {
+  const lower = name.trim().toLowerCase();
+  if (lower === 'csv' || lower === 'json') return lower;
+  throw notAcceptable(`The format '${name.slice(0, 50)}' is not supported; use json or csv.`);
+}
+
+/** Picks the best of JSON and CSV for an Accept header; undefined when it allows neither. */
+export function fromAccept(accept: string | undefined): Format | undefined {
+  if (!accept || !accept.trim()) return 'json';
+  let best: { format: Format; q: number } | undefined;
+  for (const range of accept.split(',').slice(0, 50)) {
+    const [type, ...params] = range.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!(q > 0)) continue;
+    const format: Format | undefined =
+      type === 'application/json' || type === 'application/*' || type === '*/*'
+        ? 'json'
+        : type === 'text/csv' || type === 'text/*'
+          ? 'csv'
+          : undefined;
+    if (format && (!best || q > best.q)) best = { format, q };
+  }
+  return best?.format;
+}
+
+/**
+ * The response format: `?format=` first, then a `.csv`/`.json` suffix, then Accept.
+ * JSON is the default; an explicit request for anything else is 406.
+ */
+export function negotiateFormat(request: FastifyRequest): Format {
+  const query = request.query as Record<string, unknown> | undefined;
+  const named = query?.format;
+  if (typeof named === 'string' && named !== '') return fromName(named);
+  const fromSuffix = (request.raw as RawWithSuffix)[suffix];
+  if (fromSuffix) return fromSuffix;
+  const fromHeader = fromAccept(request.headers.accept);
+  if (!fromHeader) throw notAcceptable('The Accept header allows neither application/json nor text/csv.');
+  return fromHeader;
+}

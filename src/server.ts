@@ -1,0 +1,45 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadDemoData } from './store/demo-data.js';
+import { isEmpty, openStore } from './store/db.js';
+
+/** The only file that listens: configuration, store, demo data, start, graceful stop. */
+async function main(config: Config) {
+  const store = await openStore(config.DATABASE_URL);
+  const app = await buildApp(config, { store });
+  app.addHook('onClose', async () => store.close());
+
+  if (config.DEMO_DATA && (await isEmpty(store))) {
+    await loadDemoData(store);
+    app.log.info('loaded the demo data set into the empty store');
+  }
+
+  closeWithGrace({ delay: 10000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'closing');
+    await app.close();
+  });
+
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  app.log.info(
+    `Booking Administration API on ${address} — docs ${address}/docs. ` +
+      `Get a token with: npm run token -- --company <guid> --role bookingsupplier-administrator-write; ` +
+      `then: curl -H "Authorization: Bearer <token>" ${address}/categories`,
+  );
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+main(config).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,122 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { mintToken } from '../src/auth/token.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { contract, deref } from '../src/http/contract.js';
+import { openStore, type Store } from '../src/store/db.js';
+import { importData } from '../src/store/import.js';
+
+export const TEST_SECRET = 'test-secret-of-at-least-sixteen-chars';
+export const WRITE = 'bookingsupplier-administrator-write';
+export const READ = 'bookingsupplier-administrator-read';
+export const SUPERADMIN = 'superadmin';
+
+export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+  return loadConfig(
+    { DATABASE_URL: 'file::memory:', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', DEMO_DATA: false, ...overrides },
+    {},
+  );
+}
+
+export function token(companyId: string, roles: string[] = [WRITE], expiresIn = '1h'): Promise<string> {
+  return mintToken(TEST_SECRET, { companyId, roles, expiresIn });
+}
+
+export async function bearer(companyId: string, roles: string[] = [WRITE]) {
+  return { authorization: `Bearer ${await token(companyId, roles)}` };
+}
+
+// ---- every response a test sees is checked against the contract ----
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+(formats as unknown as (ajv: Ajv) => void)(ajv);
+ajv.addFormat('int16', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) <= 32768 });
+const validators = new Map<string, ValidateFunction>();
+
+const routes = [...contract().operations.values()].map((op) => ({
+  op,
+  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}(?:\\.(?:csv|json))?$`, 'i'),
+}));
+
+function validatorFor(key: string, schema: unknown): ValidateFunction {
+  const known = validators.get(key);
+  if (known) return known;
+  const validate = ajv.compile(schema as object);
+  validators.set(key, validate);
+  return validate;
+}
+
+const errorSchema = deref(contract().document, { $ref: '#/components/schemas/ErrorResponse' });
+
+/**
+ * Throws when a response is not one the contract allows: the operation's declared
+ * status (or `default`), the declared media type, and a JSON body valid against the
+ * schema. Routes outside the contract must answer errors in the ResponseStatus shape.
+ */
+export function assertContract(method: string, url: string, response: LightMyRequestResponse): void {
+  const path = url.split('?')[0];
+  const type = String(response.headers['content-type'] ?? '');
+  const route = routes.find((r) => r.op.method === method.toUpperCase() && r.pattern.test(path));
+  const fail = (why: string) => {
+    throw new Error(`${method} ${url} → ${response.statusCode}: ${why}\n${response.body.slice(0, 2000)}`);
+  };
+  if (!route) {
+    if (response.statusCode >= 400 && type.startsWith('application/json')) {
+      const validate = validatorFor('error', errorSchema);
+      if (!validate(response.json())) fail(`error body is not a ResponseStatus: ${ajv.errorsText(validate.errors)}`);
+    }
+    return;
+  }
+  const op = route.op;
+  const responses = deref(contract().document, contract().document.paths[op.path][op.method.toLowerCase()].responses);
+  const declared = responses[String(response.statusCode)] ?? responses.default;
+  if (!declared) fail(`status ${response.statusCode} is not declared by ${op.operationId}`);
+  const media = type.split(';')[0].trim();
+  if (media === 'text/csv') {
+    if (response.statusCode === 200 && !declared.content?.['text/csv']) fail('text/csv not declared');
+    return;
+  }
+  if (media !== 'application/json') fail(`unexpected media type ${type}`);
+  const schema = declared.content?.['application/json']?.schema;
+  if (!schema) fail('no JSON schema declared');
+  const validate = validatorFor(`${op.operationId} ${response.statusCode}`, schema);
+  if (!validate(response.json())) fail(`body does not match the contract: ${ajv.errorsText(validate.errors)}`);
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  /** app.inject, with every response checked against the contract */
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * Builds the app on a fresh in-memory store, optionally loaded with a data file
+ * (product-decisions §5), and closes both when the test ends.
+ */
+export async function buildTestApp(
+  t: { teardown(fn: () => unknown): void },
+  options: { data?: unknown; config?: Partial<Record<keyof Config, unknown>> } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.config);
+  const store = await openStore(config.DATABASE_URL);
+  if (options.data) await importData(store, options.data);
+  const app = await buildApp(config, { store });
+  t.teardown(async () => {
+    await app.close();
+    await store.close();
+  });
+  return {
+    app,
+    store,
+    config,
+    async inject(injectOptions) {
+      const response = await app.inject(injectOptions);
+      assertContract(String(injectOptions.method ?? 'GET'), String(injectOptions.url ?? '/'), response);
+      return response;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import t from 'tap';
+import { COMPANY_A, baseData } from '../fixtures.js';
+import { bearer, buildTestApp } from '../helper.js';
+
+// product-decisions §4: every error, from every layer, is a ResponseStatus.
+
+const statusOf = (body: string) => JSON.parse(body).ResponseStatus;
+
+t.test('an unknown route is 404 NotFound', async (t) => {
+  const api = await buildTestApp(t);
+  const res = await api.inject({ method: 'GET', url: '/nowhere' });
+  t.equal(res.statusCode, 404);
+  t.equal(statusOf(res.body).ErrorCode, 'NotFound');
+});
+
+t.test('a body that is not JSON is 400 and changes nothing', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  const res = await api.inject({
+    method: 'PUT',
+    url: `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`,
+    headers: { ...(await bearer(COMPANY_A)), 'content-type': 'application/json' },
+    payload: '{"Url": ',
+  });
+  t.equal(res.statusCode, 400);
+  t.equal(statusOf(res.body).ErrorCode, 'SerializationException');
+});
+
+t.test('a body larger than the limit is 413', async (t) => {
+  const api = await buildTestApp(t, { data: baseData, config: { BODY_LIMIT: 1024 } });
+  const res = await api.inject({
+    method: 'POST',
+    url: '/resourcetypes',
+    headers: await bearer(COMPANY_A),
+    payload: { Name: 'x'.repeat(4000) },
+  });
+  t.equal(res.statusCode, 413);
+  t.equal(statusOf(res.body).ErrorCode, 'PayloadTooLarge');
+});
+
+t.test('validation lists every failure with FieldName paths and ServiceStack codes', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  const res = await api.inject({
+    method: 'POST',
+    url: '/messages/templates',
+    headers: await bearer(COMPANY_A),
+    payload: { TypeId: 0, Title: '', Language: 'fr', Services: ['x'] },
+  });
+  t.equal(res.statusCode, 400);
+  const status = statusOf(res.body);
+  const byField = Object.fromEntries(status.Errors.map((e: { FieldName: string }) => [e.FieldName, e]));
+  t.match(byField.TypeId, { ErrorCode: 'GreaterThanOrEqual', Message: "'Type Id' must be greater than or equal to '1'." });
+  t.match(byField.Name, { ErrorCode: 'NotEmpty', Message: "'Name' must not be empty." });
+  t.match(byField.Body, { ErrorCode: 'NotEmpty' });
+  t.match(byField.Title, { ErrorCode: 'NotEmpty', Message: "'Title' must not be empty." });
+  t.match(byField.Language, { ErrorCode: 'Enum' });
+  t.match(byField['Services[0]'], { ErrorCode: 'InvalidType' });
+  t.equal(status.ErrorCode, status.Errors[0].ErrorCode, 'ErrorCode of the first failure');
+  t.equal(status.Message, status.Errors[0].Message, 'Message of the first failure');
+});
+
+t.test('nested field paths name the parent, e.g. Customer.Email', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  const res = await api.inject({
+    method: 'POST',
+    url: '/rebatecodes/fromarticle',
+    headers: await bearer(COMPANY_A),
+    payload: { ArticleId: 1, Customer: { Email: 'not-an-email' } },
+  });
+  t.equal(res.statusCode, 400);
+  t.match(statusOf(res.body).Errors, [{ FieldName: 'Customer.Email', ErrorCode: 'Email' }]);
+});
+
+t.test('query parameters are validated too', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  const res = await api.inject({ method: 'GET', url: '/categories?Skip=-1&Take=abc' });
+  t.equal(res.statusCode, 400);
+  const fields = statusOf(res.body).Errors.map((e: { FieldName: string }) => e.FieldName).sort();
+  t.same(fields, ['Skip', 'Take']);
+});
+
+t.test('UpdateWebhookEndpoint with empty EventTypes: At least one event type is required.', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  const res = await api.inject({
+    method: 'PUT',
+    url: `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`,
+    headers: await bearer(COMPANY_A),
+    payload: { Url: 'https://example.org/hook', EventTypes: [] },
+  });
+  t.equal(res.statusCode, 400);
+  const status = statusOf(res.body);
+  t.equal(status.Message, 'At least one event type is required.');
+  t.match(status.Errors, [{ FieldName: 'EventTypes', Message: 'At least one event type is required.' }]);
+});
+
+t.test('an unexpected error is 500 InternalServerError with no stack trace', async (t) => {
+  const api = await buildTestApp(t, { data: baseData });
+  await api.store.db.schema.dropTable('company_categories').execute();
+  await api.store.db.schema.dropTable('categories').execute();
+  const res = await api.inject({ method: 'GET', url: '/categories' });
+  t.equal(res.statusCode, 500);
+  const status = statusOf(res.body);
+  t.equal(status.ErrorCode, 'InternalServerError');
+  t.notOk(status.StackTrace);
+  t.notMatch(res.body, /categories|SQLITE/i, 'no internals leak');
+});
+
+t.test('the stack trace is sent only when NODE_ENV=development', async (t) => {
+  const api = await buildTestApp(t, { data: baseData, config: { NODE_ENV: 'development' } });
+  await api.store.db.schema.dropTable('company_categories').execute();
+  await api.store.db.schema.dropTable('categories').execute();
+  const res = await api.inject({ method: 'GET', url: '/categories' });
+  t.equal(res.statusCode, 500);
+  t.type(statusOf(res.body).StackTrace, 'string');
+});
+
+t.test('health answers 200 while the store answers', async (t) => {
+  const api = await buildTestApp(t);
+  const res = await api.inject({ method: 'GET', url: '/health' });
+  t.equal(res.statusCode, 200);
+});
