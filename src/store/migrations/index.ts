@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import { initial } from './0001_initial.js';
+
+/**
+ * Every migration this code knows, by name. Listed statically rather than read from the
+ * folder so the same list works from `src/` under tsx and from the compiled `dist/`.
+ * Add new migrations at the end with the next number; never rename or edit a released one.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '0001_initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return { ...migrations };
+  },
+};

@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { openStore } from '../../src/store/db.js';
+import { demoData } from '../../src/store/demo-data.js';
+import { rowCounts } from './store-helper.js';
+
+// product-decisions §1: `npm run import -- <file.json>`, all or nothing.
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+
+async function importCli(file: string, databaseUrl: string) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.mjs', 'scripts/import.ts', file], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl, INIT_CWD: root },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+async function counts(databaseUrl: string) {
+  const store = await openStore(databaseUrl);
+  try {
+    return await rowCounts(store);
+  } finally {
+    await store.close();
+  }
+}
+
+t.test('a good file is imported: exit 0 and a one-line summary', async (t) => {
+  const dir = t.testdir({ 'demo.json': JSON.stringify(demoData) });
+  const url = `file:${join(dir, 'x.sqlite')}`;
+  const res = await importCli(join(dir, 'demo.json'), url);
+  t.equal(res.code, 0, res.stderr);
+  t.match(res.stdout, /^Imported \d+ item\(s\) into .*2 Companies.*\.\n$/);
+  t.equal((await counts(url)).companies, 2);
+});
+
+t.test('a bad file: exit 1, each error on stderr, nothing written', async (t) => {
+  const bad = structuredClone(demoData) as any;
+  bad.RebateCodes[3].ValidTo = 'soon';
+  bad.Services[0].Name = 42;
+  const dir = t.testdir({ 'bad.json': JSON.stringify(bad) });
+  const url = `file:${join(dir, 'x.sqlite')}`;
+  const res = await importCli(join(dir, 'bad.json'), url);
+  t.equal(res.code, 1);
+  t.match(res.stderr, /Services\[0\]\.Name: must be a string/);
+  t.match(res.stderr, /RebateCodes\[3\]\.ValidTo: must be a date-time/);
+  t.equal(res.stdout, '');
+  const after = await counts(url);
+  t.ok(Object.values(after).every((n) => n === 0), 'every table empty');
+});
+
+t.test('a missing file or a file that is not JSON: exit 1 with a clear message', async (t) => {
+  const dir = t.testdir({ 'broken.json': '{"Companies": [' });
+  const url = `file:${join(dir, 'x.sqlite')}`;
+  const missing = await importCli(join(dir, 'nope.json'), url);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /cannot read .*nope\.json/);
+  const broken = await importCli(join(dir, 'broken.json'), url);
+  t.equal(broken.code, 1);
+  t.match(broken.stderr, /broken\.json is not valid JSON/);
+});
