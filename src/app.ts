@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { sql } from 'kysely';
 import { createAuthenticator, type Authenticate } from './auth/authenticate.js';
@@ -8,6 +8,7 @@ import { contract, type JsonSchema, type OperationInfo } from './http/contract.j
 import { coerceToSchema, contentDisposition, parseCsvBody, toCsv } from './http/csv.js';
 import { registerDocs } from './http/docs.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerProtection, strictRateLimit } from './http/protection.js';
 import { ApiError, badRequest } from './http/errors.js';
 import { negotiateFormat, rewriteFormatSuffix } from './http/format.js';
 import { parseQueryString } from './http/querystring.js';
@@ -69,6 +70,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRequest', async (request) => {
     request.format = negotiateFormat(request);
   });
+  await registerProtection(app, config);
   app.addContentTypeParser(
     ['text/csv', 'application/csv'],
     { parseAs: 'string' },
@@ -118,8 +120,14 @@ function routeOptions(
   const columns = csvColumns(op);
   const bodySchema = op.bodySchema as JsonSchema | undefined;
   return {
-    config: { operationId: op.operationId },
-    onRequest: access.onRequest,
+    config: {
+      operationId: op.operationId,
+      ...(op.strictRateLimit && strictRateLimit(config) ? { rateLimit: strictRateLimit(config) } : {}),
+    },
+    preParsing: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      await access.authenticate(request);
+      return payload;
+    },
     preValidation: [
       async (request: FastifyRequest) => {
         // Field names match case-insensitively and CSV cells take the schema's types;
@@ -136,7 +144,7 @@ function routeOptions(
       },
       access.preValidation,
     ],
-    handler: async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const context: OperationContext<OperationId> = {
         params: request.params as never,
         query: request.query as never,

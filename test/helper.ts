@@ -15,7 +15,16 @@ export const SUPERADMIN = 'superadmin';
 
 export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
   return loadConfig(
-    { DATABASE_URL: 'file::memory:', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', DEMO_DATA: false, ...overrides },
+    {
+      DATABASE_URL: 'file::memory:',
+      AUTH_JWT_SECRET: TEST_SECRET,
+      LOG_LEVEL: 'silent',
+      DEMO_DATA: false,
+      // Rate limits are off unless a test is about them.
+      RATE_LIMIT_MAX: 0,
+      REBATE_LOOKUP_RATE_LIMIT_MAX: 0,
+      ...overrides,
+    },
     {},
   );
 }

@@ -89,6 +89,9 @@ export interface paths {
          *
          *     Any authenticated caller may check a code of any company (a customer checking a
          *     code at a company's checkout); the `x-any-company` extension marks this.
+         *
+         *     Each caller may make only a few lookups per minute (`x-rate-limit: strict`, 429
+         *     beyond), so that codes cannot be found by trying signs.
          */
         get: operations["GetRebateCodeBySign"];
         put?: never;
@@ -187,7 +190,11 @@ export interface paths {
          *       is Email (`SendMethodId` 1); it cannot be set for SMS (2).
          *     - `Language` is `sv` or `en`.
          *     - `Services` null or empty connects the template to all services (answered as an
-         *       empty list); listed services must belong to the company.
+         *       empty list); listed services must belong to the company (`NotFound` on
+         *       `Services[i]`); duplicates collapse and the order of the request is kept.
+         *     - An unknown `TypeId` is `NotFound` on `TypeId`. A blank `Sender` means none; a
+         *       `Language` left out stays absent; a new template is not the default.
+         *     - Body length counts Unicode characters. Every failure is listed at once.
          */
         post: operations["CreateMessageTemplate"];
         delete?: never;
@@ -321,8 +328,12 @@ export interface paths {
          * @description Replaces the endpoint's `Url`, `EventTypes`, `Description` and `Disabled` with the
          *     request's values; optional fields left out are cleared. The Id and the `Secret`
          *     are kept, and the answer includes the `Secret`. `EventTypes` must hold at least
-         *     one event type (`At least one event type is required.`); `Url` must be an
-         *     absolute http or https URL.
+         *     one event type (`At least one event type is required.`); event types are trimmed
+         *     and de-duplicated. `Url` must be an absolute http or https URL without
+         *     credentials (`InvalidUrl`). Targets on loopback, private, link-local or
+         *     cloud-metadata addresses, given literally or by a host name that resolves to
+         *     them, are refused (`UnsafeUrl`) unless the server allows private targets; a host
+         *     name that does not resolve is refused (`UnresolvableHost`).
          */
         put: operations["UpdateWebhookEndpoint"];
         post?: never;
@@ -1796,6 +1807,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

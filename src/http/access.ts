@@ -15,8 +15,8 @@ declare module 'fastify' {
  * Authentication and authorization of one operation, derived from the contract:
  * its security requirement, its `x-roles`, whether it declares 403, and whether it
  * may act on any company (`x-any-company`). Authentication, roles and a query
- * CompanyId are checked on request, before the body is read; a body CompanyId right
- * after parsing, before validation. So an unauthenticated or unauthorized caller
+ * CompanyId are checked before the body is read (preParsing, after the rate limits of
+ * onRequest); a body CompanyId right after parsing, before validation. So an unauthenticated or unauthorized caller
  * never learns whether its body was valid.
  */
 export function accessHooks(op: OperationInfo, authenticate: Authenticate) {
@@ -31,7 +31,7 @@ export function accessHooks(op: OperationInfo, authenticate: Authenticate) {
     if (requested.trim().toLowerCase() !== caller.companyId) throw refuse();
   };
 
-  const onRequest = async (request: FastifyRequest) => {
+  const authenticateRequest = async (request: FastifyRequest) => {
     if (!op.secured) return;
     const caller = await authenticate(request.headers.authorization);
     request.caller = caller;
@@ -45,7 +45,7 @@ export function accessHooks(op: OperationInfo, authenticate: Authenticate) {
     if (caller && body && typeof body === 'object') checkCompany(caller, body.CompanyId);
   };
 
-  return { onRequest, preValidation };
+  return { authenticate: authenticateRequest, preValidation };
 }
 
 /** The company a validated request acts on; 400 when neither request nor token names one. */

@@ -27,6 +27,8 @@ export interface OperationInfo {
   roles: string[];
   /** true when any authenticated caller may name any company (`x-any-company`) */
   anyCompany: boolean;
+  /** true when the operation has the tighter per-caller rate limit (`x-rate-limit: strict`) */
+  strictRateLimit: boolean;
   /** HTTP statuses the operation declares */
   statuses: Set<number>;
   /** the dereferenced JSON schema of the 200 response */
@@ -79,6 +81,7 @@ export function loadContract(): Contract {
         secured: security.length > 0,
         roles: (op['x-roles'] as string[] | undefined) ?? [],
         anyCompany: op['x-any-company'] === true,
+        strictRateLimit: op['x-rate-limit'] === 'strict',
         statuses: new Set(
           Object.keys(responses)
             .filter((code) => /^\d{3}$/.test(code))

@@ -73,7 +73,7 @@ t.test('start, demo data once, a token from `npm run token`, real-socket calls, 
   t.match(first.logs.join(''), /loaded the demo data set/);
   const health = await fetch(`${first.url}/health`);
   t.equal(health.status, 200);
-  const categories = await (await fetch(`${first.url}/categories?Take=1`)).json();
+  const categories = (await (await fetch(`${first.url}/categories?Take=1`)).json()) as { Total: number };
   t.ok(categories.Total > 0, 'demo categories are served');
 
   const minted = tokenCommand(env, '--company', DEMO_COMPANY_A, '--role', 'bookingsupplier-administrator-write');
@@ -89,14 +89,14 @@ t.test('start, demo data once, a token from `npm run token`, real-socket calls, 
     headers: { authorization: `Bearer ${lines[0]}` },
   });
   t.equal(del.status, 200, 'the server accepts the minted token');
-  t.equal((await del.json()).Active, false);
+  t.equal(((await del.json()) as { Active: boolean }).Active, false);
   const csv = await fetch(`${first.url}/categories.csv?Take=2`);
   t.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
   t.equal(await stop(first.child), 0, 'SIGTERM stops it cleanly');
 
   const second = await startServer(env);
   t.notMatch(second.logs.join(''), /loaded the demo data set/, 'the demo data loads only into an empty store');
-  const again = await (await fetch(`${second.url}/categories?Take=0`)).json();
+  const again = (await (await fetch(`${second.url}/categories?Take=0`)).json()) as { Total: number };
   t.equal(again.Total, categories.Total, 'no duplicate reference data');
   t.equal(await stop(second.child), 0);
 });
@@ -105,7 +105,7 @@ t.test('DEMO_DATA=false starts on an empty store', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'booking-start-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startServer({ DATABASE_URL: `file:${join(dir, 'b.sqlite')}`, DEMO_DATA: 'false' });
-  const categories = await (await fetch(`${server.url}/categories`)).json();
+  const categories = (await (await fetch(`${server.url}/categories`)).json()) as { Total: number };
   t.equal(categories.Total, 0);
   await stop(server.child);
 });
