@@ -1,0 +1,77 @@
+/**
+ * Rules of the resources area (DeleteResource, CreateResourceType), free of HTTP and SQL
+ * so tests can call them directly.
+ */
+
+/** BookingStatusEnum of the service document: StatusId → Status name. */
+export const BOOKING_STATUS_NAMES = {
+  1: 'Booked',
+  2: 'Unbooked',
+  3: 'Reserved',
+  4: 'Canceled',
+  5: 'AwaitingPayment',
+  6: 'AwaitingPaymentNoTimeLimit',
+  7: 'Payed',
+  8: 'AwaitingPaymentRequestFromAdmin',
+  9: 'AwaitingPaymentFromProvider',
+  10: 'Invoiced',
+} as const;
+
+export type BookingStatusName = (typeof BOOKING_STATUS_NAMES)[keyof typeof BOOKING_STATUS_NAMES];
+
+/** The name of a status id; the store only holds 1..10 (CHECK constraint). */
+export function bookingStatusName(statusId: number): BookingStatusName {
+  const name = BOOKING_STATUS_NAMES[statusId as keyof typeof BOOKING_STATUS_NAMES];
+  if (!name) throw new RangeError(`Unknown booking status ${statusId}`);
+  return name;
+}
+
+/** product-decisions §6: a booking blocks deleting its resource unless Unbooked (2) or Canceled (4). */
+export function blocksResourceDeletion(statusId: number): boolean {
+  return statusId !== 2 && statusId !== 4;
+}
+
+export type ResourceDeletion = 'delete' | 'deactivate' | 'conflict';
+
+/**
+ * What DeleteResource does: delete when no booking blocks it; otherwise keep the resource,
+ * deactivated when Force is set, or refuse (409: bookings must first be unbooked).
+ */
+export function resourceDeletion(bookingStatusIds: readonly number[], force: boolean): ResourceDeletion {
+  if (!bookingStatusIds.some(blocksResourceDeletion)) return 'delete';
+  return force ? 'deactivate' : 'conflict';
+}
+
+export const BOOKINGS_BLOCK_DELETION =
+  'The resource has bookings that must first be unbooked (or canceled) before it can be deleted; ' +
+  'use Force=true to deactivate it instead.';
+
+/** A failure of one listed resource, in the FieldError shape of the API. */
+export interface MemberError {
+  ErrorCode: 'UnknownResource' | 'DuplicateResource';
+  FieldName: string;
+  Message: string;
+}
+
+/**
+ * CreateResourceType: every listed resource must be one of the company's (`companyIds`,
+ * the listed ids that exist in the company) and be listed once. Answers every failure,
+ * in list order; an empty answer means the list is acceptable.
+ */
+export function resourceTypeMemberErrors(
+  requested: readonly { Id: number }[],
+  companyIds: ReadonlySet<number>,
+): MemberError[] {
+  const errors: MemberError[] = [];
+  const seen = new Set<number>();
+  requested.forEach(({ Id }, index) => {
+    const FieldName = `Resources[${index}].Id`;
+    if (!companyIds.has(Id)) {
+      errors.push({ ErrorCode: 'UnknownResource', FieldName, Message: `Resource ${Id} is not a resource of the company.` });
+    } else if (seen.has(Id)) {
+      errors.push({ ErrorCode: 'DuplicateResource', FieldName, Message: `Resource ${Id} is listed more than once.` });
+    }
+    seen.add(Id);
+  });
+  return errors;
+}

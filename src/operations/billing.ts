@@ -1,0 +1,25 @@
+import { billingMethodsRepository, type BillingMethodRow } from '../store/repositories/billing-methods.js';
+import { compact } from '../store/rows.js';
+import { envelope, itemFields } from './query.js';
+import type { HandlersOf, Schemas } from './types.js';
+
+type BillingMethod = Schemas['BillingMethodQueryResponse'];
+
+/** Countries is always a list (empty when the method names no country). */
+export const toBillingMethod = (row: BillingMethodRow): BillingMethod =>
+  compact({
+    Id: row.id,
+    Name: row.name,
+    Description: row.description,
+    Countries: row.countries,
+  }) as BillingMethod;
+
+const BILLING_METHOD_FIELDS = itemFields<BillingMethod>({ Id: true, Name: true, Description: true, Countries: true });
+
+export const billingHandlers: HandlersOf<'BillingMethodQuery'> = {
+  /** Global reference data: any authenticated caller, no company scoping. */
+  async BillingMethodQuery({ query, store }) {
+    const page = await billingMethodsRepository(store).query({ countryId: query.CountryId }, query);
+    return envelope(page, toBillingMethod, query, BILLING_METHOD_FIELDS);
+  },
+};

@@ -1,0 +1,73 @@
+import { checkTemplate } from '../domain/messages.js';
+import { validationFailed } from '../http/errors.js';
+import {
+  messagesRepository,
+  type MessageServiceRow,
+  type MessageTemplateRow,
+  type MessageTypeRow,
+} from '../store/repositories/messages.js';
+import { bool, compact, opt } from '../store/rows.js';
+import type { HandlersOf, Schemas } from './types.js';
+
+export const toMessageType = (row: MessageTypeRow): Schemas['MessageTypeQueryResponse'] =>
+  compact({
+    Id: row.id,
+    Name: row.name,
+    Description: opt(row.description),
+    MaxCharacters: row.max_characters,
+    DefaultText: opt(row.default_text),
+    SendMethodId: row.send_method_id,
+  });
+
+/** Row → MessageTemplatesQueryResponse; `services` empty means valid for all services. */
+export const toMessageTemplate = (
+  row: MessageTemplateRow,
+  type: MessageTypeRow,
+  services: MessageServiceRow[],
+): Schemas['MessageTemplatesQueryResponse'] =>
+  compact({
+    Id: row.id,
+    Name: row.name,
+    Title: row.title,
+    Body: row.body,
+    Sender: opt(row.sender),
+    Default: bool(row.is_default),
+    MessageType: toMessageType(type),
+    Language: opt(row.language),
+    Services: services.map((s) => compact({ Id: s.id, Name: s.name, ImageUrl: opt(s.image_url) })),
+  });
+
+export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
+  /**
+   * Every rule is checked (two reads) before the one write transaction, so a refused
+   * request changes nothing. Name, Title and Body are stored as sent; a blank Sender is
+   * no sender; Language left out stays absent; a new template is never the Default.
+   */
+  async CreateMessageTemplate({ body, companyId, store }) {
+    const repository = messagesRepository(store);
+    const company = companyId();
+    const type = await repository.messageType(body.TypeId);
+    const owned = await repository.companyServices(company, body.Services ?? []);
+    const rule = type && { id: type.id, maxCharacters: type.max_characters, sendMethodId: type.send_method_id };
+    const checked = checkTemplate(body, rule, new Set(owned.map((s) => s.id)));
+    if (checked.errors.length > 0 || !type) throw validationFailed(checked.errors);
+
+    const row = await repository.create(
+      {
+        company_id: company,
+        type_id: type.id,
+        name: body.Name,
+        title: body.Title,
+        body: body.Body,
+        sender: checked.sender ?? null,
+        language: body.Language ?? null,
+        is_default: 0,
+        created: new Date().toISOString(),
+      },
+      checked.serviceIds,
+    );
+    // Answered in the order the request listed them (duplicates collapsed).
+    const byId = new Map(owned.map((s) => [s.id, s]));
+    return toMessageTemplate(row, type, checked.serviceIds.map((id) => byId.get(id)!));
+  },
+};

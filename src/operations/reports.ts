@@ -1,0 +1,40 @@
+import { printoutsRepository, type PrintoutRow } from '../store/repositories/printouts.js';
+import { compact } from '../store/rows.js';
+import { envelope, itemFields } from './query.js';
+import type { HandlersOf, Schemas } from './types.js';
+
+type Printout = Schemas['PrintoutQueryResponse'];
+
+/** Empty cells are stored as SQL null and omitted, like every null of the API. */
+export const toPrintout = (row: PrintoutRow): Printout =>
+  compact({
+    Id: row.id,
+    Name: row.name,
+    HeaderLeftCell: row.header_left_cell,
+    HeaderMiddleCell: row.header_middle_cell,
+    HeaderRightCell: row.header_right_cell,
+    BodyCell: row.body_cell,
+    FooterLeftCell: row.footer_left_cell,
+    FooterMiddleCell: row.footer_middle_cell,
+    FooterRightCell: row.footer_right_cell,
+  }) as Printout;
+
+const PRINTOUT_FIELDS = itemFields<Printout>({
+  Id: true,
+  Name: true,
+  HeaderLeftCell: true,
+  HeaderMiddleCell: true,
+  HeaderRightCell: true,
+  BodyCell: true,
+  FooterLeftCell: true,
+  FooterMiddleCell: true,
+  FooterRightCell: true,
+});
+
+export const reportHandlers: HandlersOf<'BookingPrintoutQuery'> = {
+  /** The company's printouts (roles and company scoping are checked by the framework). */
+  async BookingPrintoutQuery({ query, companyId, store }) {
+    const page = await printoutsRepository(store).query(companyId(), { id: query.Id }, query);
+    return envelope(page, toPrintout, query, PRINTOUT_FIELDS);
+  },
+};

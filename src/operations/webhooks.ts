@@ -1,0 +1,46 @@
+import { checkUrlSafety, checkUrlShape, normalizeEventTypes } from '../domain/webhooks.js';
+import { notFound, validationFailed } from '../http/errors.js';
+import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
+import { bool, compact, opt } from '../store/rows.js';
+import type { HandlersOf, Schemas } from './types.js';
+
+/** Row → WebhookEndpoint, the Secret included (the caller administers the endpoint). */
+export const toWebhookEndpoint = (row: WebhookEndpointRow): Schemas['WebhookEndpoint'] =>
+  compact({
+    Id: row.id,
+    Url: row.url,
+    Description: opt(row.description),
+    Disabled: bool(row.disabled),
+    EventTypes: JSON.parse(row.event_types) as string[],
+    Secret: row.secret,
+  });
+
+export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
+  /**
+   * A replacement (product-decisions §6): Description and Disabled left out are cleared
+   * (absent, false). Order: the request's own shape (400), then the endpoint (404), then
+   * the target's safety, which may need a DNS lookup, so it is done last; then one UPDATE.
+   */
+  async UpdateWebhookEndpoint({ params, body, companyId, store, config }) {
+    const events = normalizeEventTypes(body.EventTypes);
+    const shapeErrors = [...checkUrlShape(body.Url), ...events.errors];
+    if (shapeErrors.length > 0) throw validationFailed(shapeErrors);
+
+    const repository = webhooksRepository(store);
+    const company = companyId();
+    if (!(await repository.find(company, params.Id))) throw notFound('Webhook endpoint not found.');
+
+    const unsafe = await checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+    if (unsafe.length > 0) throw validationFailed(unsafe);
+
+    const row = await repository.replace(company, params.Id, {
+      url: body.Url,
+      description: body.Description ?? null,
+      eventTypes: events.eventTypes,
+      disabled: body.Disabled ?? false,
+      updated: new Date().toISOString(),
+    });
+    if (!row) throw notFound('Webhook endpoint not found.');
+    return toWebhookEndpoint(row);
+  },
+};

@@ -1,0 +1,31 @@
+import type { Selectable } from 'kysely';
+import type { Store } from '../db.js';
+import { fetchPage, type Page, type PageRequest } from '../paging.js';
+import type { PrintoutsTable } from '../schema.js';
+
+export type PrintoutRow = Selectable<PrintoutsTable>;
+
+/** Every PrintoutQueryResponse field is a column, so every field can order the query. */
+const sortable = {
+  Id: 'id',
+  Name: 'name',
+  HeaderLeftCell: 'header_left_cell',
+  HeaderMiddleCell: 'header_middle_cell',
+  HeaderRightCell: 'header_right_cell',
+  BodyCell: 'body_cell',
+  FooterLeftCell: 'footer_left_cell',
+  FooterMiddleCell: 'footer_middle_cell',
+  FooterRightCell: 'footer_right_cell',
+};
+
+/** Booking printout layouts of a company. */
+export function printoutsRepository({ db }: Store) {
+  return {
+    /** One page of the company's printouts; the (company_id, id) index serves the filter. */
+    query(companyId: string, filter: { id?: number }, request: PageRequest): Promise<Page<PrintoutRow>> {
+      let filtered = db.selectFrom('printouts').where('company_id', '=', companyId);
+      if (filter.id !== undefined) filtered = filtered.where('id', '=', filter.id);
+      return fetchPage(filtered, (q) => q.selectAll(), request, sortable, 'id');
+    },
+  };
+}

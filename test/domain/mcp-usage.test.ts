@@ -1,0 +1,44 @@
+import t from 'tap';
+import { budget, tokenLimit, usageWindow } from '../../src/domain/mcp-usage.js';
+
+// The MCP budget rules (service document, Limits 1), without HTTP or store.
+
+t.test('the window is [now − WindowDays days, now] in ISO UTC', async (t) => {
+  const now = new Date('2026-03-31T12:00:00.000Z');
+  t.same(usageWindow(now, 30), { from: '2026-03-01T12:00:00.000Z', to: '2026-03-31T12:00:00.000Z' });
+  t.same(usageWindow(now, 1), { from: '2026-03-30T12:00:00.000Z', to: '2026-03-31T12:00:00.000Z' });
+});
+
+t.test('the window counts whole 24-hour days across a DST change (UTC)', async (t) => {
+  t.same(usageWindow(new Date('2026-03-30T01:30:00.000Z'), 2).from, '2026-03-28T01:30:00.000Z');
+});
+
+t.test("the company's limit overrides the default, even a limit of 0", async (t) => {
+  t.equal(tokenLimit(500, 1_000_000), 500);
+  t.equal(tokenLimit(0, 1_000_000), 0);
+  t.equal(tokenLimit(null, 1_000_000), 1_000_000);
+  t.equal(tokenLimit(undefined, 42), 42);
+});
+
+t.test('below the limit: within budget, the difference remaining', async (t) => {
+  t.same(budget(750, 1000), { TokensUsed: 750, TokenLimit: 1000, TokensRemaining: 250, IsWithinBudget: true });
+  t.same(budget(0, 1000), { TokensUsed: 0, TokenLimit: 1000, TokensRemaining: 1000, IsWithinBudget: true });
+  t.same(budget(999, 1000).IsWithinBudget, true);
+});
+
+t.test('exactly at the limit: not within budget, nothing remaining', async (t) => {
+  t.same(budget(1000, 1000), { TokensUsed: 1000, TokenLimit: 1000, TokensRemaining: 0, IsWithinBudget: false });
+});
+
+t.test('over the limit: remaining is 0, never negative', async (t) => {
+  t.same(budget(1600, 500), { TokensUsed: 1600, TokenLimit: 500, TokensRemaining: 0, IsWithinBudget: false });
+});
+
+t.test('a limit of 0 leaves no budget even unused', async (t) => {
+  t.same(budget(0, 0), { TokensUsed: 0, TokenLimit: 0, TokensRemaining: 0, IsWithinBudget: false });
+});
+
+t.test('sums beyond 32 bits stay exact', async (t) => {
+  t.same(budget(5_000_000_000, 2_147_483_647).TokensRemaining, 0);
+  t.same(budget(1, 2_147_483_647).TokensRemaining, 2_147_483_646);
+});

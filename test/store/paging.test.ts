@@ -1,0 +1,119 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import t from 'tap';
+import { ApiError } from '../../src/http/errors.js';
+import { fetchPage, pageWindow, parseOrdering } from '../../src/store/paging.js';
+
+// The shared Skip/Take/OrderBy implementation (product-decisions §6), without HTTP.
+
+interface ItemsDb {
+  items: { id: number; name: string };
+}
+
+const sortable = { Id: 'id', Name: 'name' };
+
+/** A scratch table of `count` items (names repeat every 3) and a log of the SQL sent. */
+async function scratch(t: { teardown(fn: () => unknown): void }, count: number) {
+  const statements: string[] = [];
+  const db = new Kysely<ItemsDb>({
+    dialect: new SqliteDialect({ database: new SQLite(':memory:') }),
+    log: (event) => void statements.push(event.query.sql),
+  });
+  t.teardown(() => db.destroy());
+  await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+  const rows = Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `n${i % 3}` }));
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('items').values(rows.slice(i, i + 500)).execute();
+  statements.length = 0;
+  return { db, statements };
+}
+
+t.test('Skip defaults to 0 and Take to 100; Take is capped at 1000', async (t) => {
+  t.same(pageWindow({}), { offset: 0, limit: 100 });
+  t.same(pageWindow({ Skip: null, Take: null }), { offset: 0, limit: 100 });
+  t.same(pageWindow({ Skip: 7, Take: 3 }), { offset: 7, limit: 3 });
+  t.same(pageWindow({ Take: 1000 }), { offset: 0, limit: 1000 });
+  t.same(pageWindow({ Take: 1001 }), { offset: 0, limit: 1000 });
+  t.same(pageWindow({ Take: 0 }), { offset: 0, limit: 0 });
+  t.same(pageWindow({ Skip: -5, Take: -1 }), { offset: 0, limit: 0 }, 'negatives never reach SQL');
+});
+
+t.test('OrderBy fields are comma-separated, case-insensitive, and a - prefix inverts one', async (t) => {
+  t.same(parseOrdering({ OrderBy: 'name, -ID' }, sortable), [
+    { column: 'name', direction: 'asc' },
+    { column: 'id', direction: 'desc' },
+  ]);
+});
+
+t.test('OrderByDesc orders descending, a - prefix ascending, after OrderBy', async (t) => {
+  t.same(parseOrdering({ OrderBy: 'Name', OrderByDesc: 'Id' }, sortable), [
+    { column: 'name', direction: 'asc' },
+    { column: 'id', direction: 'desc' },
+  ]);
+  t.same(parseOrdering({ OrderByDesc: '-Name' }, sortable), [{ column: 'name', direction: 'asc' }]);
+});
+
+t.test('blank items are skipped and a repeated field keeps its first direction', async (t) => {
+  t.same(parseOrdering({ OrderBy: ' , Name,,', OrderByDesc: 'Name' }, sortable), [{ column: 'name', direction: 'asc' }]);
+  t.same(parseOrdering({}, sortable), []);
+});
+
+t.test('an unknown field is 400 InvalidOrderBy naming the parameter', async (t) => {
+  for (const [request, parameter] of [
+    [{ OrderBy: 'Id;drop table items' }, 'OrderBy'],
+    [{ OrderBy: 'name desc--' }, 'OrderBy'],
+    [{ OrderByDesc: "'" }, 'OrderByDesc'],
+    [{ OrderBy: 'Id', OrderByDesc: 'Name,Color' }, 'OrderByDesc'],
+  ] as const) {
+    const error = t.throws(() => parseOrdering(request, sortable)) as unknown as ApiError;
+    t.ok(error instanceof ApiError);
+    t.equal(error.statusCode, 400);
+    t.equal(error.errorCode, 'InvalidOrderBy');
+    t.equal(error.errors[0].FieldName, parameter);
+    t.match(error.message, /use one of: Id, Name\.$/);
+  }
+});
+
+t.test('a page is a COUNT and a LIMIT/OFFSET select, never every row', async (t) => {
+  const { db, statements } = await scratch(t, 2500);
+  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Take: 5000, Skip: 10 }, sortable, 'id');
+  t.equal(page.total, 2500);
+  t.equal(page.offset, 10);
+  t.equal(page.rows.length, 1000, 'Take capped at 1000');
+  t.same(page.rows[0], { id: 11, name: 'n1' });
+  t.same(page.fields, ['Id', 'Name']);
+  t.equal(statements.length, 2);
+  t.match(statements[0], /^select count\(\*\) as "total" from "items"$/);
+  t.match(statements[1], /order by "id" asc limit \? offset \?$/);
+});
+
+t.test('a page past the end costs only the count', async (t) => {
+  const { db, statements } = await scratch(t, 5);
+  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Skip: 5 }, sortable, 'id');
+  t.same(page, { offset: 5, total: 5, rows: [], fields: ['Id', 'Name'] });
+  t.equal(statements.length, 1);
+});
+
+t.test('the total counts the filter, not the page', async (t) => {
+  const { db } = await scratch(t, 30);
+  const filtered = db.selectFrom('items').where('name', '=', 'n0');
+  const page = await fetchPage(filtered, (q) => q.selectAll(), { Take: 2 }, sortable, 'id');
+  t.equal(page.total, 10);
+  t.same(page.rows, [{ id: 1, name: 'n0' }, { id: 4, name: 'n0' }]);
+});
+
+t.test('a unique tiebreak makes pages over repeated values stable and complete', async (t) => {
+  const { db } = await scratch(t, 20);
+  const seen: number[] = [];
+  for (let skip = 0; skip < 20; skip += 6) {
+    const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Skip: skip, Take: 6, OrderByDesc: 'Name' }, sortable, 'id');
+    seen.push(...page.rows.map((row) => row.id));
+  }
+  t.same(seen, [3, 6, 9, 12, 15, 18, 2, 5, 8, 11, 14, 17, 20, 1, 4, 7, 10, 13, 16, 19]);
+});
+
+t.test('an ordering refused is refused before any SQL runs', async (t) => {
+  const { db, statements } = await scratch(t, 3);
+  const error = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Nope' }, sortable, 'id').catch((e) => e);
+  t.equal((error as ApiError).statusCode, 400);
+  t.equal(statements.length, 0);
+});
