@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
-import { databaseFile } from '../store/url.js';
+import { parseDatabaseUrl } from '../store/db.js';
 
 /**
  * The HS256 secret: AUTH_JWT_SECRET when set; otherwise one generated once and kept
@@ -11,8 +11,9 @@ import { databaseFile } from '../store/url.js';
  */
 export function resolveJwtSecret(config: Config): string {
   if (config.AUTH_JWT_SECRET) return config.AUTH_JWT_SECRET;
-  const file = databaseFile(config.DATABASE_URL);
-  if (!file) return processSecret;
+  const location = parseDatabaseUrl(config.DATABASE_URL);
+  if (location.kind !== 'file') return processSecret;
+  const file = location.path;
   const secretFile = join(dirname(file), '.jwt-secret');
   try {
     const existing = readFileSync(secretFile, 'utf8').trim();
