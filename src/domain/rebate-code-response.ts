@@ -39,6 +39,8 @@ export function toFacts(c: RebateCodeAggregate['code'], lists?: Pick<RebateCodeA
     maxNumberOfUsesPerCustomer: c.max_number_of_uses_per_customer,
     // a connected customer without e-mail still restricts the code (to nobody who can be named)
     customerEmails: lists?.customers.map((customer) => customer.email ?? '') ?? [],
+    // The receiver of a gift card is who will use it.
+    receiverEmail: c.receiver_email ?? undefined,
   };
 }
 

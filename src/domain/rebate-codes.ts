@@ -45,6 +45,8 @@ export interface RebateCodeFacts {
   maxNumberOfUsesPerCustomer: number;
   /** e-mails of the connected customers (none: anyone may use the code) */
   customerEmails: readonly string[];
+  /** e-mail of the receiver named when the code was bought; may use the code too */
+  receiverEmail?: string;
 }
 
 const fail = (errorCode: string, fieldName: string, message: string): RuleFailure => ({ errorCode, message, fieldName });
@@ -115,11 +117,15 @@ export function checkCustomerLimit(code: RebateCodeFacts, customerEmail: string 
   );
 }
 
-/** A code with connected customers is for them only; e-mails compare case-insensitively. */
+/**
+ * A code with connected customers is for them (and the receiver it was bought for)
+ * only; e-mails compare case-insensitively.
+ */
 export function checkCustomerConnected(code: RebateCodeFacts, customerEmail: string | undefined): RuleFailure | undefined {
   if (code.customerEmails.length === 0) return undefined;
   const wanted = customerEmail?.trim().toLowerCase();
-  if (wanted && code.customerEmails.some((email) => email.trim().toLowerCase() === wanted)) return undefined;
+  const allowed = code.receiverEmail ? [...code.customerEmails, code.receiverEmail] : code.customerEmails;
+  if (wanted && allowed.some((email) => email.trim().toLowerCase() === wanted)) return undefined;
   return fail(
     'RebateCodeCustomerNotConnected',
     'CustomerEmail',

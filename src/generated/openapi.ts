@@ -55,6 +55,16 @@ export interface paths {
          *       When a customer profile with the same e-mail already exists, its information
          *       is not changed; differing information supplied is added as comments.
          *
+         *     Refusals: an unknown article is 404; an article of another type
+         *     (`InvalidArticleType`), an inactive one (`ArticleInactive`) or one without the
+         *     value its type needs or without positive `ValidDays` (`InvalidArticle`) is 400 on
+         *     `ArticleId`. A `CustomerId` that is not the company's customer is 400
+         *     (`InvalidCustomerId`); a `Customer` with neither `CustomerId` nor `Email` is 400
+         *     on `Customer.Email`. A customer found by `CustomerId` keeps their profile too:
+         *     differing details are added as one dated comment line. `InvoiceAddress` is only
+         *     used for a new customer. The code's `Name` is the article's name; it has no use
+         *     limit (`MaxNumberOfUses` 0), no payment yet and no transactions.
+         *
          *     Any authenticated caller may create codes for its own company.
          */
         post: operations["CreateArticleRebateCode"];
@@ -85,7 +95,12 @@ export interface paths {
          *     (`RebateCodeInactive`, `RebateCodeNotYetValid`, `RebateCodeExpired`,
          *     `RebateCodeOutsideTimeWindow`, `RebateCodeInvalidDayOfWeek`,
          *     `RebateCodeInvalidService`, `RebateCodeUsedUp`, `RebateCodeCustomerLimitReached`,
-         *     `RebateCodeCustomerNotConnected`).
+         *     `RebateCodeCustomerNotConnected`). `ResponseStatus.Errors` lists every rule that
+         *     fails, the first giving `ErrorCode` and `Message`. `ValidFrom`, `ValidTo` and the
+         *     window's edges are inside; a window whose `FromTime` is after its `ToTime` runs
+         *     over midnight. The receiver a code was bought for counts as connected. Include
+         *     flags that are false leave `Services`, `DaysOfWeek` and `Customers` out;
+         *     `Transactions` and `PaymentLog` are always filled.
          *
          *     Any authenticated caller may check a code of any company (a customer checking a
          *     code at a company's checkout); the `x-any-company` extension marks this.
@@ -119,7 +134,13 @@ export interface paths {
          *     with 400 (`InsufficientBalance`) and changes nothing; concurrent transactions
          *     never overspend. At least one of `Amount` and `Usage` must be greater than 0.
          *     `Amount` applies to codes that carry a value (`RemainingAmount`), `Usage` to codes
-         *     that carry uses (`RemainingUsage`).
+         *     that carry uses (`RemainingUsage`); otherwise 400 (`AmountNotApplicable`,
+         *     `UsageNotApplicable`). Amounts are rounded to 2 decimals. A decrease is also
+         *     refused for a code that is not active (`RebateCodeInactive`), outside its
+         *     validity period (`RebateCodeNotYetValid`, `RebateCodeExpired`) or used up
+         *     (`RebateCodeUsedUp`); an increase is always allowed and counts no use. A
+         *     `BookingId` must be a booking of the company (`InvalidBookingId`); the
+         *     transaction then takes its customer and service from that booking.
          */
         post: operations["CreateRebateCodeTransaction"];
         delete?: never;

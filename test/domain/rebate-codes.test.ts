@@ -114,6 +114,13 @@ t.test('connected customers: the e-mail must be one of theirs, case-insensitivel
   t.ok(checkCustomerConnected(code({ customerEmails: [''] }), 'x@example.com'), 'a connected customer without e-mail still restricts');
 });
 
+t.test('connected customers: the receiver the code was bought for may use it too', async (t) => {
+  const gift = code({ customerEmails: ['buyer@example.com'], receiverEmail: 'Receiver@Example.com' });
+  t.equal(checkCustomerConnected(gift, 'receiver@example.com'), undefined);
+  t.equal(checkCustomerConnected(gift, 'buyer@example.com'), undefined);
+  t.match(checkCustomerConnected(gift, 'someone@example.com'), { errorCode: 'RebateCodeCustomerNotConnected' });
+});
+
 t.test('validityFailures lists every failing rule in the contract order', async (t) => {
   const everything = code({
     statusId: 2, daysOfWeek: [1], serviceIds: [1], remainingAmount: 0, maxNumberOfUsesPerCustomer: 1,
