@@ -46,7 +46,7 @@ const validators = new Map<string, ValidateFunction>();
 
 const routes = [...contract().operations.values()].map((op) => ({
   op,
-  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}(?:\\.(?:csv|json))?$`, 'i'),
+  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}(?:\\.csv)?$`, 'i'),
 }));
 
 function validatorFor(key: string, schema: unknown): ValidateFunction {

@@ -16,13 +16,13 @@ type RawWithSuffix = IncomingMessage & { [suffix]?: Format };
 
 /**
  * Fastify's `rewriteUrl`: `/categories.csv?Take=1` is routed as `/categories?Take=1`,
- * remembering that the suffix asked for CSV (`.json` likewise asks for JSON).
+ * remembering that the suffix asked for CSV. (Only `.csv`: `/openapi.json` is a file.)
  */
 export function rewriteFormatSuffix(raw: IncomingMessage): string {
   const url = raw.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const match = /\.(csv|json)$/i.exec(path);
+  const match = /\.(csv)$/i.exec(path);
   if (!match || path.length === match[0].length + 1) return url;
   (raw as RawWithSuffix)[suffix] = match[1].toLowerCase() as Format;
   return path.slice(0, -match[0].length) + (q === -1 ? '' : url.slice(q));

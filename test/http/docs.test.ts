@@ -1,0 +1,48 @@
+import t from 'tap';
+import { parse } from 'yaml';
+import { buildTestApp } from '../helper.js';
+
+// product-decisions §1: the contract and its documentation are served.
+
+t.test('GET /openapi.json serves the contract as JSON', async (t) => {
+  const api = await buildTestApp(t);
+  const res = await api.inject({ method: 'GET', url: '/openapi.json' });
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^application\/json/);
+  const document = res.json();
+  t.equal(document.openapi, '3.0.3');
+  t.equal(Object.keys(document.paths).length, 13);
+});
+
+t.test('GET /openapi.yaml serves the contract file as written', async (t) => {
+  const api = await buildTestApp(t);
+  const res = await api.inject({ method: 'GET', url: '/openapi.yaml' });
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^application\/yaml/);
+  t.same(parse(res.body), (await api.inject({ method: 'GET', url: '/openapi.json' })).json());
+});
+
+t.test('GET /docs serves Swagger UI from the installed package, with no outside requests', async (t) => {
+  const api = await buildTestApp(t);
+  const page = await api.inject({ method: 'GET', url: '/docs' });
+  t.equal(page.statusCode, 200);
+  t.match(page.headers['content-type'], /^text\/html/);
+  const sources = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+  t.ok(sources.length >= 3);
+  for (const source of sources) {
+    t.match(source, /^\//, `${source} is served by this server`);
+    const asset = await api.inject({ method: 'GET', url: source });
+    t.equal(asset.statusCode, 200, source);
+  }
+  const init = await api.inject({ method: 'GET', url: '/docs/init.js' });
+  t.match(init.body, /url: '\/openapi\.json'/);
+});
+
+t.test('GET /health answers 200 while the store answers, 503 when it does not', async (t) => {
+  const api = await buildTestApp(t);
+  t.equal((await api.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+  await api.store.close();
+  const down = await api.inject({ method: 'GET', url: '/health' });
+  t.equal(down.statusCode, 503);
+  t.equal(down.json().ResponseStatus.ErrorCode, 'ServiceUnavailable');
+});
