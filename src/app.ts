@@ -7,8 +7,8 @@ import { accessHooks, resolveCompany } from './http/access.js';
 import { contract, type JsonSchema, type OperationInfo } from './http/contract.js';
 import { coerceToSchema, contentDisposition, parseCsvBody, toCsv } from './http/csv.js';
 import { registerDocs } from './http/docs.js';
-import { registerErrorHandling } from './http/error-handler.js';
-import { registerProtection, strictRateLimit } from './http/protection.js';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { logRedaction, registerProtection, strictRateLimit } from './http/protection.js';
 import { ApiError, badRequest } from './http/errors.js';
 import { negotiateFormat, rewriteFormatSuffix } from './http/format.js';
 import { parseQueryString } from './http/querystring.js';
@@ -35,7 +35,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const app = Fastify({
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      redact: logRedaction,
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: config.BODY_LIMIT,
@@ -44,6 +44,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     keepAliveTimeout: 5000,
     return503OnClosing: true,
     rewriteUrl: rewriteFormatSuffix,
+    frameworkErrors,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: {
       customOptions: {
@@ -72,7 +73,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await registerProtection(app, config);
   app.addContentTypeParser(
-    ['text/csv', 'application/csv'],
+    'text/csv',
     { parseAs: 'string' },
     (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
       try {
@@ -136,6 +137,12 @@ function routeOptions(
         // Fastify validates a body per content type and skips a request that has none.
         if (request.body === undefined || request.body === null) {
           throw new ApiError(400, 'NotEmpty', 'The request body is required.');
+        }
+        // Fastify validates a body only against the schema of its media type, and parses
+        // more types than the contract declares (text/plain): any other type would reach
+        // the handler unvalidated.
+        if (!op.bodyMediaTypes.includes(request.mediaType ?? '')) {
+          throw new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${op.bodyMediaTypes.join(' or ')}.`);
         }
         if (typeof request.body !== 'object') return;
         const body = coerceToSchema(request.body, bodySchema as never) as Record<string, unknown>;

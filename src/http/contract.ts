@@ -35,6 +35,8 @@ export interface OperationInfo {
   okSchema: JsonSchema | undefined;
   /** the dereferenced JSON schema of the request body */
   bodySchema: JsonSchema | undefined;
+  /** the media types the request body may be sent in (empty: the operation takes no body) */
+  bodyMediaTypes: string[];
 }
 
 export interface Contract {
@@ -89,6 +91,7 @@ export function loadContract(): Contract {
         ),
         okSchema: responses['200']?.content?.['application/json']?.schema,
         bodySchema: body?.content?.['application/json']?.schema,
+        bodyMediaTypes: Object.keys(body?.content ?? {}),
       });
     }
   }

@@ -53,6 +53,24 @@ export function toApiError(error: AnyError, request: FastifyRequest): ApiError |
   return undefined;
 }
 
+/**
+ * Fastify's `frameworkErrors`: errors of the router, raised before any hook runs — a URL
+ * whose percent-encoding is not valid UTF-8 (FST_ERR_BAD_URL) and a path parameter longer
+ * than maxParamLength (FST_ERR_MAX_PARAM_LENGTH). Without it Fastify answers them with its
+ * own `{error, code, message}` body, not a ResponseStatus. Both are the request's fault: 400,
+ * as any other invalid path parameter is.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ApiError(400, 'Length', 'A path parameter is longer than the server accepts.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new ApiError(400, 'BadRequest', 'The URL is not validly percent-encoded UTF-8.')
+        : (toApiError(error, request) ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'));
+  if (apiError.statusCode >= 500) request.log.error({ err: error }, 'router failed');
+  return sendError(request, reply, apiError);
+}
+
 /** Sends a ResponseStatus body in the negotiated format. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, stack?: string) {
   const ResponseStatus = { ...error.toResponseStatus(), ...(stack ? { StackTrace: stack } : {}) };

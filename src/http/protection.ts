@@ -54,3 +54,40 @@ export function strictRateLimit(config: Config) {
     errorResponseBuilder: tooMany,
   };
 }
+
+/**
+ * Query parameters whose values are personal data or secrets (GetRebateCodeBySign's
+ * CustomerEmail, and its RebateCodeSign: a gift card's sign is what its holder pays with).
+ */
+const SENSITIVE_QUERY = /e-?mail|rebatecodesign|token|secret|password|personal|identity/i;
+
+/** The URL with the values of sensitive query parameters replaced, for logs. */
+export function maskUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const pairs = url.slice(start + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    let name = pair.slice(0, eq);
+    try {
+      name = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // a malformed escape: judge the name as written
+    }
+    return SENSITIVE_QUERY.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+  });
+  return `${url.slice(0, start)}?${pairs.join('&')}`;
+}
+
+/**
+ * pino's redaction for the server's logs: credentials in headers; personal data and secrets
+ * in logged URLs (the request's, and the one the error handler logs); and the raw bytes (headers with the bearer token, body with e-mail
+ * addresses) that Node attaches as `rawPacket` to a malformed request's error, which
+ * Fastify logs at trace level. test/robustness/logs.test.ts proves it.
+ */
+export const logRedaction = {
+  // `url` alone: the error handler logs the URL of a request that failed unexpectedly.
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'req.url', 'url', 'err.rawPacket'],
+  censor: (value: unknown, path: string[]) =>
+    path[path.length - 1] === 'url' && typeof value === 'string' ? maskUrl(value) : '[redacted]',
+};

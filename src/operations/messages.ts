@@ -1,5 +1,5 @@
 import { checkTemplate } from '../domain/messages.js';
-import { validationFailed } from '../http/errors.js';
+import { badRequest, validationFailed } from '../http/errors.js';
 import {
   messagesRepository,
   type MessageServiceRow,
@@ -46,6 +46,10 @@ export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
   async CreateMessageTemplate({ body, companyId, store }) {
     const repository = messagesRepository(store);
     const company = companyId();
+    // A CompanyId that names no company is the request's fault (as in CreateResourceType).
+    if (!(await repository.companyExists(company))) {
+      throw badRequest('UnknownCompany', `Company ${company} does not exist.`, 'CompanyId');
+    }
     const type = await repository.messageType(body.TypeId);
     const owned = await repository.companyServices(company, body.Services ?? []);
     const rule = type && { id: type.id, maxCharacters: type.max_characters, sendMethodId: type.send_method_id };

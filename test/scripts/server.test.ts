@@ -1,50 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import t from 'tap';
 import { DEMO_COMPANY_A, DEMO_IDS } from '../../src/store/demo-data.js';
+import { serverCommand, startServer } from '../robustness/server-process.js';
 
 // The commands of product-decisions §1, run as a user runs them: the server as a
 // process on a real socket, and `npm run token`.
 
 const root = new URL('../../', import.meta.url).pathname;
-const tsx = ['--import', 'tsx'];
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: string[] }> {
-  const child = spawn(process.execPath, [...tsx, join(root, 'src/server.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('')}`)), 30000);
-    const onData = (chunk: Buffer) => {
-      logs.push(chunk.toString());
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs.join(''));
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], logs });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${logs.join('')}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
 
 function tokenCommand(env: Record<string, string>, ...args: string[]) {
   return spawnSync(process.execPath, [join(root, 'scripts/run-ts.mjs'), join(root, 'scripts/token.ts'), ...args], {
@@ -55,7 +21,8 @@ function tokenCommand(env: Record<string, string>, ...args: string[]) {
 }
 
 t.test('a bad configuration value stops start-up with a message naming the variable', async (t) => {
-  const run = spawnSync(process.execPath, [...tsx, join(root, 'src/server.ts')], {
+  const [command, args] = serverCommand();
+  const run = spawnSync(command, args, {
     cwd: root,
     env: { ...process.env, PORT: 'eighty', DATABASE_URL: 'file::memory:' },
     encoding: 'utf8',
@@ -70,7 +37,7 @@ t.test('start, demo data once, a token from `npm run token`, real-socket calls, 
   const env = { DATABASE_URL: `file:${join(dir, 'booking.sqlite')}`, LOG_LEVEL: 'info' };
 
   const first = await startServer(env);
-  t.match(first.logs.join(''), /loaded the demo data set/);
+  t.match(first.logs(), /loaded the demo data set/);
   const health = await fetch(`${first.url}/health`);
   t.equal(health.status, 200);
   const categories = (await (await fetch(`${first.url}/categories?Take=1`)).json()) as { Total: number };
@@ -92,13 +59,13 @@ t.test('start, demo data once, a token from `npm run token`, real-socket calls, 
   t.equal(((await del.json()) as { Active: boolean }).Active, false);
   const csv = await fetch(`${first.url}/categories.csv?Take=2`);
   t.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
-  t.equal(await stop(first.child), 0, 'SIGTERM stops it cleanly');
+  t.equal(await first.stop(), 0, 'SIGTERM stops it cleanly');
 
   const second = await startServer(env);
-  t.notMatch(second.logs.join(''), /loaded the demo data set/, 'the demo data loads only into an empty store');
+  t.notMatch(second.logs(), /loaded the demo data set/, 'the demo data loads only into an empty store');
   const again = (await (await fetch(`${second.url}/categories?Take=0`)).json()) as { Total: number };
   t.equal(again.Total, categories.Total, 'no duplicate reference data');
-  t.equal(await stop(second.child), 0);
+  t.equal(await second.stop(), 0);
 });
 
 t.test('DEMO_DATA=false starts on an empty store', async (t) => {
@@ -107,7 +74,7 @@ t.test('DEMO_DATA=false starts on an empty store', async (t) => {
   const server = await startServer({ DATABASE_URL: `file:${join(dir, 'b.sqlite')}`, DEMO_DATA: 'false' });
   const categories = (await (await fetch(`${server.url}/categories`)).json()) as { Total: number };
   t.equal(categories.Total, 0);
-  await stop(server.child);
+  await server.stop();
 });
 
 t.test('the token command refuses a bad company and prints nothing on stdout', async (t) => {
