@@ -1,0 +1,52 @@
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+// Linux /proc readers: the server's memory and the port it listens on (it is started with
+// PORT=0 and LOG_LEVEL=warn, so it never says which port it got).
+
+/** VmRSS and VmHWM (peak RSS) of a process, in kB; undefined once it is gone. */
+export function memoryOf(pid: number): { rssKb: number; hwmKb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The TCP port a process listens on (IPv4 or IPv6), found through its sockets' inodes; undefined if none yet. */
+export function listeningPort(pid: number): number | undefined {
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(
+      readdirSync(`/proc/${pid}/fd`)
+        .map((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; } })
+        .map((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1])
+        .filter((inode): inode is string => inode !== undefined),
+    );
+  } catch {
+    return undefined;
+  }
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try { text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // cols: sl local rem st tx:rx tr:when retrnsmt uid timeout inode; st 0A = LISTEN
+      if (cols.length > 9 && cols[3] === '0A' && inodes.has(cols[9])) return parseInt(cols[1].split(':')[1], 16);
+    }
+  }
+  return undefined;
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; answers the highest VmRSS seen (kB). */
+export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
+  let peak = memoryOf(pid)?.rssKb ?? 0;
+  const timer = setInterval(() => { peak = Math.max(peak, memoryOf(pid)?.rssKb ?? 0); }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, memoryOf(pid)?.rssKb ?? 0);
+    },
+  };
+}
