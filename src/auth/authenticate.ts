@@ -43,30 +43,74 @@ export function createAuthenticator(config: Config): Authenticate {
     ? createRemoteJWKSet(new URL(config.AUTH_JWKS_URL))
     : undefined;
   const secret = jwks ? undefined : new TextEncoder().encode(resolveJwtSecret(config));
+  const verified = new VerifiedTokens();
 
   return async (authorization) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw unauthorized();
+    const token = match[1];
+    const known = verified.get(token);
+    if (known) return known;
     let payload: JWTPayload;
     try {
-      payload = jwks
-        ? (await jwtVerify(match[1], jwks, options)).payload
-        : (await jwtVerify(match[1], secret!, options)).payload;
+      payload = jwks ? (await jwtVerify(token, jwks, options)).payload : (await jwtVerify(token, secret!, options)).payload;
     } catch {
       throw unauthorized('The bearer token is invalid or expired.');
     }
-    const roles = claim(payload, config.AUTH_ROLES_CLAIM);
-    const company = claim(payload, config.AUTH_COMPANY_CLAIM);
-    return {
-      sub: typeof payload.sub === 'string' ? payload.sub : undefined,
-      companyId: typeof company === 'string' && guid.test(company) ? company.toLowerCase() : undefined,
-      roles: new Set(
-        Array.isArray(roles)
-          ? roles.filter((r): r is string => typeof r === 'string')
-          : typeof roles === 'string'
-            ? roles.split(/[\s,]+/).filter(Boolean)
-            : [],
-      ),
-    };
+    const caller = callerOf(payload, config);
+    verified.set(token, caller, payload.exp! * 1000);
+    return caller;
   };
+}
+
+/** The caller a verified token's claims describe. */
+function callerOf(payload: JWTPayload, config: Config): Caller {
+  const roles = claim(payload, config.AUTH_ROLES_CLAIM);
+  const company = claim(payload, config.AUTH_COMPANY_CLAIM);
+  return {
+    sub: typeof payload.sub === 'string' ? payload.sub : undefined,
+    companyId: typeof company === 'string' && guid.test(company) ? company.toLowerCase() : undefined,
+    roles: new Set(
+      Array.isArray(roles)
+        ? roles.filter((r): r is string => typeof r === 'string')
+        : typeof roles === 'string'
+          ? roles.split(/[\s,]+/).filter(Boolean)
+          : [],
+    ),
+  };
+}
+
+/**
+ * Tokens already verified, with the caller each names, until they expire. Checking a
+ * signature gives the same answer every time for the same token (and the same key), and
+ * it was the largest cost of an authenticated request after the store (bench/results.md):
+ * a client sends the same token many times. The key is the whole token text, so any
+ * other text (a changed signature or claim) is verified afresh. An entry is kept at most
+ * MAX_AGE_MS even when the token lives longer, so a key an identity provider withdraws
+ * stops being trusted soon after; and at most MAX_ENTRIES are kept (oldest first out).
+ */
+export class VerifiedTokens {
+  static readonly MAX_ENTRIES = 10_000;
+  static readonly MAX_AGE_MS = 5 * 60_000;
+  readonly #entries = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get(token: string): Caller | undefined {
+    const entry = this.#entries.get(token);
+    if (!entry) return undefined;
+    if (this.now() < entry.until) return entry.caller;
+    this.#entries.delete(token);
+    return undefined;
+  }
+
+  /** `expiresAt`: the token's `exp`, in ms. */
+  set(token: string, caller: Caller, expiresAt: number): void {
+    if (this.#entries.size >= VerifiedTokens.MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(token, { caller, until: Math.min(expiresAt, this.now() + VerifiedTokens.MAX_AGE_MS) });
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
 }

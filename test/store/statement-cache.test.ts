@@ -1,0 +1,27 @@
+import SQLite from 'better-sqlite3';
+import t from 'tap';
+import { withStatementCache } from '../../src/store/db.js';
+
+// Statements Kysely prepares are kept for reuse, bounded in number.
+
+t.test('the same SQL text gets the same prepared statement; other text another', async (t) => {
+  const sqlite = new SQLite(':memory:');
+  t.teardown(() => sqlite.close());
+  const database = withStatementCache(sqlite);
+  const first = database.prepare('select ? as x');
+  t.equal(database.prepare('select ? as x'), first, 'reused');
+  t.not(database.prepare('select ? as y'), first);
+  t.same(first.all([1]), [{ x: 1 }]);
+  t.same(database.prepare('select ? as x').all([2]), [{ x: 2 }], 'parameters bound afresh at each run');
+});
+
+t.test('the cache keeps at most its size, the oldest statement going first', async (t) => {
+  const sqlite = new SQLite(':memory:');
+  t.teardown(() => sqlite.close());
+  const database = withStatementCache(sqlite, 3);
+  const oldest = database.prepare('select 1');
+  for (const n of [2, 3, 4]) database.prepare(`select ${n}`);
+  t.equal(database.cached(), 3);
+  t.not(database.prepare('select 1'), oldest, 'prepared again after eviction');
+  t.equal(database.cached(), 3);
+});
