@@ -26,9 +26,12 @@ export function bookingStatusName(statusId: number): BookingStatusName {
   return name;
 }
 
-/** product-decisions §6: a booking blocks deleting its resource unless Unbooked (2) or Canceled (4). */
+/** product-decisions §6: Unbooked (2) and Canceled (4) bookings do not block deleting their resource. */
+export const NON_BLOCKING_BOOKING_STATUSES: readonly number[] = [2, 4];
+
+/** product-decisions §6: a booking blocks deleting its resource unless Unbooked or Canceled. */
 export function blocksResourceDeletion(statusId: number): boolean {
-  return statusId !== 2 && statusId !== 4;
+  return !NON_BLOCKING_BOOKING_STATUSES.includes(statusId);
 }
 
 export type ResourceDeletion = 'delete' | 'deactivate' | 'conflict';
@@ -36,9 +39,11 @@ export type ResourceDeletion = 'delete' | 'deactivate' | 'conflict';
 /**
  * What DeleteResource does: delete when no booking blocks it; otherwise keep the resource,
  * deactivated when Force is set, or refuse (409: bookings must first be unbooked).
+ * `blocked`: whether any booking of the resource blocks deletion (blocksResourceDeletion);
+ * the store answers that with one query that stops at the first such booking.
  */
-export function resourceDeletion(bookingStatusIds: readonly number[], force: boolean): ResourceDeletion {
-  if (!bookingStatusIds.some(blocksResourceDeletion)) return 'delete';
+export function resourceDeletion(blocked: boolean, force: boolean): ResourceDeletion {
+  if (!blocked) return 'delete';
   return force ? 'deactivate' : 'conflict';
 }
 

@@ -1,4 +1,4 @@
-import { BOOKINGS_BLOCK_DELETION, bookingStatusName, resourceDeletion } from '../domain/resources.js';
+import { BOOKINGS_BLOCK_DELETION, NON_BLOCKING_BOOKING_STATUSES, bookingStatusName, resourceDeletion } from '../domain/resources.js';
 import { conflict, notFound } from '../http/errors.js';
 import {
   resourcesRepository,
@@ -85,18 +85,21 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
   /**
    * Deletes the resource, or (Force) deactivates it when bookings block deletion. Reading,
    * deciding and writing run in one transaction, so a booking made meanwhile cannot slip
-   * past the check, and a refusal writes nothing.
+   * past the check, and a refusal writes nothing. The decision needs only whether one
+   * blocking booking exists; the resource with all its bookings is read only to answer.
    */
   async DeleteResource({ params, query, companyId, store }) {
     const company = companyId();
     const full = await resourcesRepository(store).transaction(async (repo) => {
-      const found = await repo.findFull(company, params.Id);
-      if (!found) throw notFound('Resource not found.');
-      const outcome = resourceDeletion(found.bookings.map((b) => b.status_id), query.Force === true);
+      if (!(await repo.exists(company, params.Id))) throw notFound('Resource not found.');
+      const blocked = await repo.hasBookingOutside(params.Id, NON_BLOCKING_BOOKING_STATUSES);
+      const outcome = resourceDeletion(blocked, query.Force === true);
       if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
       if (outcome === 'deactivate') {
-        return { ...found, resource: await repo.deactivate(company, params.Id, new Date().toISOString()) };
+        await repo.deactivate(company, params.Id, new Date().toISOString());
+        return (await repo.findFull(company, params.Id))!;
       }
+      const found = (await repo.findFull(company, params.Id))!;
       await repo.remove(company, params.Id);
       return found;
     });

@@ -37,15 +37,37 @@ function resourcesQueries(db: Kysely<Database>) {
       return { resource, exceptions, bookings };
     },
 
-    /** Active = 0, Updated = now; answers the row as it now is. */
-    deactivate(companyId: string, id: number, now: string): Promise<ResourceRow> {
-      return db
+    /** Whether the company has this resource. */
+    async exists(companyId: string, id: number): Promise<boolean> {
+      const row = await db.selectFrom('resources').select('id').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Whether a booking of the resource has a status outside `nonBlocking`: one EXISTS over
+     * the (resource_id, booking_id) index that stops at the first such booking, however
+     * many bookings the resource has.
+     */
+    async hasBookingOutside(resourceId: number, nonBlocking: readonly number[]): Promise<boolean> {
+      const row = await db
+        .selectFrom('booking_resources as l')
+        .innerJoin('bookings as b', 'b.id', 'l.booking_id')
+        .select('l.booking_id')
+        .where('l.resource_id', '=', resourceId)
+        .where('b.status_id', 'not in', nonBlocking)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Active = 0, Updated = now. */
+    async deactivate(companyId: string, id: number, now: string): Promise<void> {
+      await db
         .updateTable('resources')
         .set({ active: 0, updated: now })
         .where('company_id', '=', companyId)
         .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        .execute();
     },
 
     /**
