@@ -44,6 +44,15 @@ t.test('the rolling MCP window sum is answered from the (company_id, at) index',
   t.match(rows.map((row) => row.detail).join('\n'), /COVERING INDEX mcp_usage_company_at_idx/);
 });
 
+t.test('a page of printouts ordered by Name is read from an index, not sorted', async (t) => {
+  const store = await memoryStore(t);
+  const { rows } = await sql<{ detail: string }>`explain query plan
+    select * from printouts where company_id = ${A} order by name asc, id asc limit 25 offset 2500`.execute(store.db);
+  const plan = rows.map((row) => row.detail).join('\n');
+  t.match(plan, /USING INDEX printouts_company_name_idx/);
+  t.notMatch(plan, /TEMP B-TREE/, 'no sort step');
+});
+
 t.test('reopening a file database is idempotent and keeps its data', async (t) => {
   const url = `file:${join(t.testdir(), 'nested', 'dir', 'x.sqlite')}`; // parent dirs are created
   const first = await openStore(url);

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001_initial.js';
+import { printoutNameOrder } from './0002_printout_name_order.js';
 
 /**
  * Every migration this code knows, by name. Listed statically rather than read from the
@@ -8,6 +9,7 @@ import { initial } from './0001_initial.js';
  */
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
+  '0002_printout_name_order': printoutNameOrder,
 };
 
 export const migrationProvider: MigrationProvider = {
