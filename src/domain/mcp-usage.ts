@@ -12,6 +12,40 @@ export function usageWindow(now: Date, windowDays: number): { from: string; to: 
   return { from: new Date(now.getTime() - windowDays * DAY_MS).toISOString(), to: now.toISOString() };
 }
 
+/**
+ * How the store sums a window [from, to] (ISO UTC text, both ends included) from a daily
+ * roll-up: the UTC days wholly inside the window from the roll-up, the partial days at its
+ * two edges from the usage rows themselves. So the cost of a sum stays two short index
+ * ranges plus one row a day, however many usage rows a company has.
+ * - `rows`: ranges of usage rows (`at` in [from, to), or [from, to] when `toIncluded`);
+ * - `days`: the first and last whole day ('YYYY-MM-DD', both included), when there is one.
+ */
+export interface WindowParts {
+  rows: Array<{ from: string; to: string; toIncluded: boolean }>;
+  days?: { first: string; last: string };
+}
+
+const dayOf = (iso: string) => iso.slice(0, 10);
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS).toISOString();
+
+export function windowParts(from: string, to: string): WindowParts {
+  const firstDay = dayOf(from);
+  const lastDay = dayOf(to);
+  if (firstDay >= lastDay) return { rows: [{ from, to, toIncluded: true }] };
+  const headEnd = nextDay(firstDay); // midnight after `from`
+  const tailStart = `${lastDay}T00:00:00.000Z`;
+  const parts: WindowParts = {
+    rows: [
+      { from, to: headEnd, toIncluded: false },
+      { from: tailStart, to, toIncluded: true },
+    ],
+  };
+  const firstWhole = dayOf(headEnd);
+  const lastWhole = dayOf(new Date(Date.parse(tailStart) - DAY_MS).toISOString());
+  if (firstWhole <= lastWhole) parts.days = { first: firstWhole, last: lastWhole };
+  return parts;
+}
+
 /** The company's own limit when it has one, else the server default (MCP_TOKEN_LIMIT). */
 export function tokenLimit(companyLimit: number | null | undefined, defaultLimit: number): number {
   return companyLimit ?? defaultLimit;

@@ -406,6 +406,14 @@ export interface McpUsageTable {
   at: IsoDate;
 }
 
+/** A company's MCP tokens per UTC day, kept by triggers on mcp_usage (migration 0003). */
+export interface McpUsageDailyTable {
+  company_id: string;
+  /** YYYY-MM-DD */
+  day: string;
+  tokens_used: number;
+}
+
 export interface Database {
   companies: CompaniesTable;
   categories: CategoriesTable;
@@ -440,6 +448,7 @@ export interface Database {
   message_template_services: MessageTemplateServicesTable;
   webhook_endpoints: WebhookEndpointsTable;
   mcp_usage: McpUsageTable;
+  mcp_usage_daily: McpUsageDailyTable;
 }
 
 export type TableName = keyof Database;
@@ -479,6 +488,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'message_template_services',
   'webhook_endpoints',
   'mcp_usage',
+  'mcp_usage_daily',
 ];
 
 /** Row shapes for repositories: what a select returns, what an insert or update takes. */

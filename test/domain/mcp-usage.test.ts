@@ -1,5 +1,5 @@
 import t from 'tap';
-import { budget, tokenLimit, usageWindow } from '../../src/domain/mcp-usage.js';
+import { budget, tokenLimit, usageWindow, windowParts } from '../../src/domain/mcp-usage.js';
 
 // The MCP budget rules (service document, Limits 1), without HTTP or store.
 
@@ -41,4 +41,36 @@ t.test('a limit of 0 leaves no budget even unused', async (t) => {
 t.test('sums beyond 32 bits stay exact', async (t) => {
   t.same(budget(5_000_000_000, 2_147_483_647).TokensRemaining, 0);
   t.same(budget(1, 2_147_483_647).TokensRemaining, 2_147_483_646);
+});
+
+t.test('a window is summed as two partial edge days of rows and the whole days between', async (t) => {
+  t.same(windowParts('2026-03-01T12:00:00.000Z', '2026-03-31T08:15:00.000Z'), {
+    rows: [
+      { from: '2026-03-01T12:00:00.000Z', to: '2026-03-02T00:00:00.000Z', toIncluded: false },
+      { from: '2026-03-31T00:00:00.000Z', to: '2026-03-31T08:15:00.000Z', toIncluded: true },
+    ],
+    days: { first: '2026-03-02', last: '2026-03-30' },
+  });
+});
+
+t.test('a window inside one day is read from its rows alone', async (t) => {
+  t.same(windowParts('2026-03-01T01:00:00.000Z', '2026-03-01T23:00:00.000Z'), {
+    rows: [{ from: '2026-03-01T01:00:00.000Z', to: '2026-03-01T23:00:00.000Z', toIncluded: true }],
+  });
+});
+
+t.test('a window over two neighbouring days has no whole day between its edges', async (t) => {
+  t.same(windowParts('2026-03-01T12:00:00.000Z', '2026-03-02T06:00:00.000Z'), {
+    rows: [
+      { from: '2026-03-01T12:00:00.000Z', to: '2026-03-02T00:00:00.000Z', toIncluded: false },
+      { from: '2026-03-02T00:00:00.000Z', to: '2026-03-02T06:00:00.000Z', toIncluded: true },
+    ],
+  });
+});
+
+t.test('a window starting at midnight still reads its first day from rows (the edge starts it)', async (t) => {
+  const parts = windowParts('2026-02-28T00:00:00.000Z', '2026-03-02T00:00:00.000Z');
+  t.same(parts.rows[0], { from: '2026-02-28T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z', toIncluded: false });
+  t.same(parts.days, { first: '2026-03-01', last: '2026-03-01' }, 'across the end of February');
+  t.same(parts.rows[1], { from: '2026-03-02T00:00:00.000Z', to: '2026-03-02T00:00:00.000Z', toIncluded: true });
 });

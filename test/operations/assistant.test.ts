@@ -110,7 +110,7 @@ t.test('CSV: one header row and one data row', async (t) => {
     `${COMPANY_A},750,1000000,999250,true,30,\r\n`);
 });
 
-t.test('100,000 usage rows: the SUM answers from the (company_id, at) index', async (t) => {
+t.test('100,000 usage rows: the SUM answers from the (company_id, at) index and the daily roll-up', async (t) => {
   const api = await app(t);
   const now = Date.now();
   const rows = Array.from({ length: 100_000 }, (_, i) => ({
@@ -130,11 +130,12 @@ t.test('100,000 usage rows: the SUM answers from the (company_id, at) index', as
   t.equal(res.json().TokensRemaining, 1_000_000 - expected);
 
   const { from, to } = usageWindow(new Date(), 30);
-  const query = mcpUsageRepository(api.store).windowSum(COMPANY_A, from, to).compile();
+  const query = mcpUsageRepository(api.store).windowQuery(COMPANY_A, from, to).compile();
   const plan = await api.store.db.executeQuery<{ detail: string }>(
     CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
   );
   const details = plan.rows.map((row) => row.detail).join('\n');
-  t.match(details, /SEARCH mcp_usage USING COVERING INDEX mcp_usage_company_at_idx \(company_id=\? AND at>\? AND at<\?\)/);
-  t.notMatch(details, /SCAN/, 'no full scan');
+  t.match(details, /SEARCH mcp_usage USING COVERING INDEX mcp_usage_company_at_idx \(company_id=\? AND at>\? AND at<\?\)/, 'edge days from the rows index');
+  t.match(details, /SEARCH mcp_usage_daily USING .*INDEX sqlite_autoindex_mcp_usage_daily_1 \(company_id=\? AND day>\? AND day<\?\)/, 'whole days from the roll-up');
+  t.notMatch(details, /SCAN (?!CONSTANT ROW)/, 'no table is scanned (the outer select has no table)');
 });

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001_initial.js';
 import { printoutNameOrder } from './0002_printout_name_order.js';
+import { mcpUsageDaily } from './0003_mcp_usage_daily.js';
 
 /**
  * Every migration this code knows, by name. Listed statically rather than read from the
@@ -10,6 +11,7 @@ import { printoutNameOrder } from './0002_printout_name_order.js';
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_printout_name_order': printoutNameOrder,
+  '0003_mcp_usage_daily': mcpUsageDaily,
 };
 
 export const migrationProvider: MigrationProvider = {
