@@ -1,8 +1,8 @@
 /**
- * Generated rebate code signs: `XXXX-XXXX` from an alphabet without the characters people
- * confuse when reading a code aloud or off paper (0/O, 1/I/L), drawn from a crypto random
- * source. 31^8 ≈ 8.5·10^11 codes, so a clash is rare; when it happens the store's unique
- * index refuses the insert and we draw again.
+ * Generated rebate code signs: two groups of four characters (`K7QM-3WHP`) from an
+ * alphabet without the characters people confuse when reading a code aloud or off paper
+ * (0/O, 1/I/L), drawn from a crypto random source. 31^8 ≈ 8.5·10^11 codes, so a clash
+ * is rare; when it happens the store's unique index refuses the insert and we draw again.
  */
 import { randomInt } from 'node:crypto';
 
