@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
-import { companyId } from './helpers.js';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { companyId, isPostgres } from './helpers.js';
 
 /**
  * GetMcpUsage sums a company's tokens over a rolling window of WindowDays days. Summed from
@@ -36,10 +36,6 @@ export const mcpUsageDaily: Migration = {
     await db.schema.dropTable('mcp_usage_daily').ifExists().execute();
   },
 };
-
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** Adds `tokens` to a company's day (a statement both engines accept). */
 const addTo = (company: string, at: string, tokens: string) =>

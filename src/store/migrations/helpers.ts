@@ -8,7 +8,8 @@ import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely } from 
 
 type Column = (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
 
-function isPostgres(db: Kysely<any>): boolean {
+/** Whether the migration runs on PostgreSQL (the one engine other than SQLite it is written for). */
+export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
