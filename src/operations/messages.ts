@@ -1,12 +1,14 @@
 import { checkTemplate } from '../domain/messages.js';
-import { badRequest, validationFailed } from '../http/errors.js';
+import { validationFailed } from '../http/errors.js';
 import {
   messagesRepository,
   type MessageServiceRow,
   type MessageTemplateRow,
   type MessageTypeRow,
 } from '../store/repositories/messages.js';
+import { companiesRepository } from '../store/repositories/companies.js';
 import { bool, compact, opt } from '../store/rows.js';
+import { requireCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toMessageType = (row: MessageTypeRow): Schemas['MessageTypeQueryResponse'] =>
@@ -46,10 +48,7 @@ export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
   async CreateMessageTemplate({ body, companyId, store }) {
     const repository = messagesRepository(store);
     const company = companyId();
-    // A CompanyId that names no company is the request's fault (as in CreateResourceType).
-    if (!(await repository.companyExists(company))) {
-      throw badRequest('UnknownCompany', `Company ${company} does not exist.`, 'CompanyId');
-    }
+    await requireCompany(companiesRepository(store), company);
     const type = await repository.messageType(body.TypeId);
     const owned = await repository.companyServices(company, body.Services ?? []);
     const rule = type && { id: type.id, maxCharacters: type.max_characters, sendMethodId: type.send_method_id };

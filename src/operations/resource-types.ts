@@ -2,6 +2,7 @@ import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { badRequest, validationFailed } from '../http/errors.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
 import { bool, compact } from '../store/rows.js';
+import { requireCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 // Row → API mapping of resource types. `compact` drops SQL nulls (the API omits them).
@@ -46,10 +47,7 @@ export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
     if (body.Name.trim() === '') throw badRequest('NotEmpty', "'Name' must not be empty.", 'Name');
     const requested = body.Resources ?? [];
     const created = await resourceTypesRepository(store).transaction(async (repo) => {
-      // A superadmin may name any CompanyId; one that names no company is the request's fault.
-      if (!(await repo.companyExists(company))) {
-        throw badRequest('UnknownCompany', `Company ${company} does not exist.`, 'CompanyId');
-      }
+      await requireCompany(repo.companies, company);
       const known = await repo.companyResourceIds(company, requested.map((r) => r.Id));
       const errors = resourceTypeMemberErrors(requested, known);
       if (errors.length > 0) throw validationFailed(errors);

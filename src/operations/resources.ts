@@ -91,15 +91,13 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
   async DeleteResource({ params, query, companyId, store }) {
     const company = companyId();
     const full = await resourcesRepository(store).transaction(async (repo) => {
-      if (!(await repo.exists(company, params.Id))) throw notFound('Resource not found.');
+      const resource = await repo.find(company, params.Id);
+      if (!resource) throw notFound('Resource not found.');
       const blocked = await repo.hasBookingOutside(params.Id, NON_BLOCKING_BOOKING_STATUSES);
       const outcome = resourceDeletion(blocked, query.Force === true);
       if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
-      if (outcome === 'deactivate') {
-        await repo.deactivate(company, params.Id, new Date().toISOString());
-        return (await repo.findFull(company, params.Id))!;
-      }
-      const found = (await repo.findFull(company, params.Id))!;
+      if (outcome === 'deactivate') return repo.withNested(await repo.deactivate(company, params.Id, new Date().toISOString()));
+      const found = await repo.withNested(resource);
       await repo.remove(company, params.Id);
       return found;
     });

@@ -100,6 +100,18 @@ t.test('the message type must exist', async (t) => {
   t.equal(status.Message, "'Type Id' 99 is not a known message type.");
 });
 
+t.test('the company must exist: a token or a superadmin naming no company is 400, nothing written', async (t) => {
+  const unknown = '00000000-0000-4000-8000-0000000000ff';
+  const api = await buildTestApp(t, { data: messageData });
+  const status = await refused(t, api, valid, [['UnknownCompany', 'CompanyId']], unknown);
+  t.equal(status.Message, `Company ${unknown} does not exist.`);
+  const before = await snapshot(api);
+  const named = await post(api, { ...valid, CompanyId: unknown }, [SUPERADMIN]);
+  t.equal(named.statusCode, 400);
+  t.equal(named.json().ResponseStatus.ErrorCode, 'UnknownCompany');
+  t.strictSame(await snapshot(api), before);
+});
+
 t.test('Name, Title and Body are required', async (t) => {
   const api = await buildTestApp(t, { data: messageData });
   await refused(t, api, { TypeId: EMAIL_TYPE }, [['NotEmpty', 'Name'], ['NotEmpty', 'Title'], ['NotEmpty', 'Body']]);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { COMPANY_A, COMPANY_B } from '../fixtures.js';
+import { blocksResourceDeletion } from '../../src/domain/resources.js';
 import { CUSTOMER_1, CUSTOMER_2, resourceData, snapshot } from '../fixtures/resources.js';
 import { READ, SUPERADMIN, WRITE, bearer, buildTestApp } from '../helper.js';
 
@@ -70,6 +71,16 @@ t.test('bookings that are not unbooked or canceled refuse the deletion: 409, not
     t.match(res.json().ResponseStatus.Message, /bookings that must first be unbooked/);
   }
   t.same(await snapshot(api.store), before);
+});
+
+t.test('the store blocks deletion for exactly the statuses the rule names (each of 1..10)', async (t) => {
+  // Resource 101 holds a Canceled booking (1003) and booking 1004, given each status in turn.
+  for (let status = 1; status <= 10; status++) {
+    const data = { ...resourceData, Bookings: resourceData.Bookings.map((b) => (b.Id === 1004 ? { ...b, StatusId: status } : b)) };
+    const api = await buildTestApp(t, { data });
+    const res = await del(api, '/resource/101');
+    t.equal(res.statusCode, blocksResourceDeletion(status) ? 409 : 200, `StatusId ${status}`);
+  }
 });
 
 t.test('Force keeps a blocked resource with Active 0 and Updated now', async (t) => {

@@ -12,11 +12,6 @@ export function messagesRepository({ db }: Store) {
       return db.selectFrom('message_types').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    /** A superadmin may name any CompanyId, and a token any company: the row's owner must exist. */
-    async companyExists(companyId: string): Promise<boolean> {
-      return (await db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst()) !== undefined;
-    },
-
     /** Those of `ids` that are services of the company, in one query. */
     async companyServices(companyId: string, ids: readonly number[]): Promise<MessageServiceRow[]> {
       if (ids.length === 0) return [];

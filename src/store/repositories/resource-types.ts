@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Row } from '../schema.js';
+import { companiesRepository } from './companies.js';
 
 export type ResourceTypeRow = Row<'resource_types'>;
 /** A member resource of a type, with the type's priority for it. */
@@ -32,9 +33,7 @@ export function resourceTypesRepository({ db }: { db: Kysely<Database> }) {
 
 function resourceTypesQueries(db: Kysely<Database>) {
   return {
-    async companyExists(companyId: string): Promise<boolean> {
-      return (await db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst()) !== undefined;
-    },
+    companies: companiesRepository({ db }),
 
     /** Those of `ids` that are resources of the company. */
     async companyResourceIds(companyId: string, ids: number[]): Promise<Set<number>> {

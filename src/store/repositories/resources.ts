@@ -24,23 +24,15 @@ export function resourcesRepository({ db }: { db: Kysely<Database> }) {
 
 function resourcesQueries(db: Kysely<Database>) {
   return {
-    /** The company's resource with its exceptions and bookings; undefined when the company has no such resource. */
-    async findFull(companyId: string, id: number): Promise<FullResource | undefined> {
-      const resource = await db
-        .selectFrom('resources')
-        .selectAll()
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!resource) return undefined;
-      const [exceptions, bookings] = [await exceptionsOf(db, id), await bookingsOf(db, id)];
-      return { resource, exceptions, bookings };
+    /** The company's resource row; undefined when the company has no such resource. */
+    find(companyId: string, id: number): Promise<ResourceRow | undefined> {
+      return db.selectFrom('resources').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
     },
 
-    /** Whether the company has this resource. */
-    async exists(companyId: string, id: number): Promise<boolean> {
-      const row = await db.selectFrom('resources').select('id').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
-      return row !== undefined;
+    /** A resource row with its exceptions and bookings, as the Resource object shows it. */
+    async withNested(resource: ResourceRow): Promise<FullResource> {
+      const [exceptions, bookings] = [await exceptionsOf(db, resource.id), await bookingsOf(db, resource.id)];
+      return { resource, exceptions, bookings };
     },
 
     /**
@@ -60,14 +52,15 @@ function resourcesQueries(db: Kysely<Database>) {
       return row !== undefined;
     },
 
-    /** Active = 0, Updated = now. */
-    async deactivate(companyId: string, id: number, now: string): Promise<void> {
-      await db
+    /** Active = 0, Updated = now; answers the row as it now is. */
+    deactivate(companyId: string, id: number, now: string): Promise<ResourceRow> {
+      return db
         .updateTable('resources')
         .set({ active: 0, updated: now })
         .where('company_id', '=', companyId)
         .where('id', '=', id)
-        .execute();
+        .returningAll()
+        .executeTakeFirstOrThrow();
     },
 
     /**

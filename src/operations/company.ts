@@ -1,0 +1,12 @@
+import { badRequest } from '../http/errors.js';
+
+/**
+ * A write that creates a company's row must name a company the store holds: a superadmin
+ * may name any CompanyId, and a token any company, so one that names no company is the
+ * request's fault (400), not a foreign-key failure.
+ */
+export async function requireCompany(companies: { exists(companyId: string): Promise<boolean> }, companyId: string): Promise<void> {
+  if (!(await companies.exists(companyId))) {
+    throw badRequest('UnknownCompany', `Company ${companyId} does not exist.`, 'CompanyId');
+  }
+}
