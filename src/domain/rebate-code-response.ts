@@ -1,8 +1,10 @@
 /**
  * Rows → API objects of the rebate codes area, in one place: RebateCodeResponse (with its
  * article, services, weekdays, customers, transactions and payment log) and
- * RebateCodeTransactionQueryResponse. SQL nulls become absent fields.
+ * RebateCodeTransactionQueryResponse. SQL nulls become absent fields. Who may see a
+ * code's private parts is decided here too, so no answer can skip the decision.
  */
+import { SUPERADMIN, type Caller } from '../auth/authenticate.js';
 import type { Schemas } from '../operations/types.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
 import type { RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
@@ -20,6 +22,24 @@ export interface Includes {
   customers: boolean;
 }
 export const INCLUDE_ALL: Includes = { services: true, daysOfWeek: true, customers: true };
+
+export const ADMINISTRATOR_READ = 'bookingsupplier-administrator-read';
+export const ADMINISTRATOR_WRITE = 'bookingsupplier-administrator-write';
+
+/**
+ * Who an answer carrying a rebate code is for. `administrator`: a superadmin, or a read or
+ * write administrator of the code's own company; they see the whole record. Anyone else
+ * (GetRebateCodeBySign lets any caller check any company's code) gets the `public` view.
+ */
+export type Audience = 'administrator' | 'public';
+
+export function rebateCodeAudience(caller: Caller | undefined, codeCompanyId: string): Audience {
+  if (!caller) return 'public';
+  if (caller.roles.has(SUPERADMIN)) return 'administrator';
+  const ownCompany = caller.companyId !== undefined && caller.companyId.toLowerCase() === codeCompanyId.toLowerCase();
+  const administers = caller.roles.has(ADMINISTRATOR_READ) || caller.roles.has(ADMINISTRATOR_WRITE);
+  return ownCompany && administers ? 'administrator' : 'public';
+}
 
 /** What the rules need from a stored code; the connected lists when loaded (else none). */
 export function toFacts(c: RebateCodeAggregate['code'], lists?: Pick<RebateCodeAggregate, 'days' | 'services' | 'customers'>): RebateCodeFacts {
@@ -55,7 +75,8 @@ export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
   return { Id: id, DayOfWeek: day.english, DayOfWeekTranslation: day.swedish, DayOfWeekActive: true, DayOfWeekSortOrder: id };
 };
 
-export function toArticle({ article: a, services }: ArticleWithServices): Schemas['ArticleResponse'] {
+/** `audience` public: without NotificationEmail (a staff member's address). */
+export function toArticle({ article: a, services }: ArticleWithServices, audience: Audience): Schemas['ArticleResponse'] {
   return compact({
     CompanyId: a.company_id,
     Id: a.id,
@@ -78,7 +99,7 @@ export function toArticle({ article: a, services }: ArticleWithServices): Schema
     ValidDays: a.valid_days,
     MaxQuantity: a.max_quantity,
     SendNotification: bool(a.send_notification),
-    NotificationEmail: a.notification_email,
+    NotificationEmail: audience === 'administrator' ? a.notification_email : undefined,
   }) as Schemas['ArticleResponse'];
 }
 
@@ -112,8 +133,15 @@ export function toTransaction(t: TransactionView): Schemas['RebateCodeTransactio
 const toPayment = (p: Row<'payment_logs'>): Schemas['PaymentLogResponse'] =>
   compact({ Id: p.id, Amount: p.amount, AmountCredited: p.amount_credited, CurrencyId: p.currency_id, Comments: p.comments, Created: p.created, Updated: p.updated }) as Schemas['PaymentLogResponse'];
 
-export function toRebateCode(a: RebateCodeAggregate, include: Includes = INCLUDE_ALL): Response {
+/**
+ * The code as `audience` may see it. The public view never carries who bought, paid with
+ * or handled the code (Customers, Transactions, PaymentLog, PersonalNote, CreatedBy,
+ * UpdatedBy, the article's NotificationEmail), whatever `include` asks for: the guarantee
+ * lives here, not in what the caller chose to load.
+ */
+export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience: Audience): Response {
   const c = a.code;
+  const full = audience === 'administrator';
   return compact({
     Id: c.id,
     CompanyId: c.company_id,
@@ -121,11 +149,11 @@ export function toRebateCode(a: RebateCodeAggregate, include: Includes = INCLUDE
     ValidTo: c.valid_to,
     FromTime: c.from_time,
     ToTime: c.to_time,
-    CreatedBy: c.created_by,
-    UpdatedBy: c.updated_by,
+    CreatedBy: full ? c.created_by : undefined,
+    UpdatedBy: full ? c.updated_by : undefined,
     Created: c.created,
     Updated: c.updated,
-    PersonalNote: c.personal_note,
+    PersonalNote: full ? c.personal_note : undefined,
     RebateCodeSign: c.sign,
     RebateCodeValue: c.value,
     RebateCodeTypeId: c.type_id,
@@ -137,17 +165,17 @@ export function toRebateCode(a: RebateCodeAggregate, include: Includes = INCLUDE
     NumberOfUsesUsed: c.number_of_uses_used,
     DaysOfWeek: include.daysOfWeek ? a.days.map(toDayOfWeek) : undefined,
     Services: include.services ? a.services.map(toService) : undefined,
-    Article: a.article ? toArticle(a.article) : undefined,
-    Transactions: a.transactions.map(toTransaction),
+    Article: a.article ? toArticle(a.article, audience) : undefined,
+    Transactions: full ? a.transactions.map(toTransaction) : undefined,
     RemainingAmount: c.remaining_amount,
     RemainingUsage: c.remaining_usage,
-    Customers: include.customers ? a.customers.map(toCustomer) : undefined,
+    Customers: full && include.customers ? a.customers.map(toCustomer) : undefined,
     PaymentReceived: bool(c.payment_received),
     RebateCodeCurrencySign: c.currency_sign,
     ActiveByStatus: activeByStatus(c.status_id),
     PriceSign: c.price_sign,
     RebateCodeTypeName: rebateCodeTypeName(c.type_id),
     Company: a.company ? compact({ SitePath: a.company.site_path, PaymentProviderId: a.company.payment_provider_id }) : undefined,
-    PaymentLog: a.payments.map(toPayment),
+    PaymentLog: full ? a.payments.map(toPayment) : undefined,
   }) as Response;
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { badRequest, notFound, validationFailed } from '../http/errors.js';
 import { differenceComment, differingDetails, type CustomerDetails } from '../domain/rebate-code-customer.js';
 import { rebateCodeFromArticle } from '../domain/rebate-code-from-article.js';
-import { toFacts, toRebateCode, toTransaction } from '../domain/rebate-code-response.js';
+import { INCLUDE_ALL, rebateCodeAudience, toFacts, toRebateCode, toTransaction } from '../domain/rebate-code-response.js';
 import { withUniqueSign } from '../domain/rebate-code-sign.js';
 import { insufficientBalance, planTransaction, type TransactionRequest } from '../domain/rebate-code-transactions.js';
 import { validityFailures, type RuleFailure } from '../domain/rebate-codes.js';
@@ -101,15 +101,20 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
         }),
       isSignConflict,
     );
-    return toRebateCode(await codes.load((await codes.findById(company, id))!));
+    return toRebateCode(await codes.load((await codes.findById(company, id))!), INCLUDE_ALL, rebateCodeAudience(caller, company));
   },
 
-  /** Any company's code (x-any-company); 404 when unknown, 400 naming every rule that fails. */
-  async GetRebateCodeBySign({ query, companyId, store }) {
+  /**
+   * Any company's code (x-any-company); 404 when unknown, 400 naming every rule that fails.
+   * Only the code's own administrators see its whole record; the rules still use the
+   * connected customers for everyone, but the answer carries them only to those.
+   */
+  async GetRebateCodeBySign({ query, companyId, caller, store }) {
     const codes = rebateCodesRepository(store);
     const code = await codes.findBySign(companyId(), query.RebateCodeSign);
     if (!code) throw notFound(`Rebate code '${query.RebateCodeSign}' not found.`);
-    const loaded = await codes.load(code);
+    const audience = rebateCodeAudience(caller, code.company_id);
+    const loaded = await codes.load(code, audience === 'administrator');
     const email = query.CustomerEmail?.trim() || undefined;
     const customerUses = email && code.max_number_of_uses_per_customer > 0 ? await codes.countCustomerDecreases(code.id, email) : 0;
     const at = query.Date ? new Date(query.Date) : new Date();
@@ -121,7 +126,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
       services: query.IncludeConnectedServices,
       daysOfWeek: query.IncludeConnectedDaysOfWeek === true,
       customers: query.IncludeConnectedCustomers === true,
-    });
+    }, audience);
   },
 
   async CreateRebateCodeTransaction({ body, companyId, caller, store }) {

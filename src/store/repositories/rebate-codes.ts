@@ -39,7 +39,11 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
     findBySign: (companyId: string, sign: string): Promise<RebateCodeRow | undefined> =>
       codes.where('company_id', '=', companyId).where('sign_key', '=', rebateCodeSignKey(sign)).executeTakeFirst(),
 
-    async load(code: RebateCodeRow): Promise<RebateCodeAggregate> {
+    /**
+     * `withHistory` false leaves transactions and payment log empty: the public view
+     * shows neither, so they need not be read. Customers are always read (the rules use them).
+     */
+    async load(code: RebateCodeRow, withHistory = true): Promise<RebateCodeAggregate> {
       const id = code.id;
       const [days, services, customers, transactions, payments, article, company] = await Promise.all([
         db.selectFrom('rebate_code_days').select('day_of_week').where('rebate_code_id', '=', id).orderBy('day_of_week').execute(),
@@ -58,8 +62,8 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
           .orderBy('c.created')
           .orderBy('c.id')
           .execute(),
-        transactionViews(db).where('t.rebate_code_id', '=', id).orderBy('t.created_date').orderBy('t.id').execute(),
-        db.selectFrom('payment_logs').selectAll().where('rebate_code_id', '=', id).orderBy('created').orderBy('id').execute(),
+        withHistory ? transactionViews(db).where('t.rebate_code_id', '=', id).orderBy('t.created_date').orderBy('t.id').execute() : [],
+        withHistory ? db.selectFrom('payment_logs').selectAll().where('rebate_code_id', '=', id).orderBy('created').orderBy('id').execute() : [],
         code.article_id === null ? undefined : articlesRepository({ db }).find(code.company_id, code.article_id),
         db.selectFrom('companies').select(['site_path', 'payment_provider_id']).where('id', '=', code.company_id).executeTakeFirst(),
       ]);
