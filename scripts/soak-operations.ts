@@ -110,7 +110,7 @@ export function soakOperations(tokens: { write: string; read: string; otherCompa
       name: 'UpdateWebhookEndpoint',
       valid: (n) =>
         req('PUT', `/webhook/endpoints/${DEMO_IDS.webhooks.bookingsA}?CompanyId=${A}`, write, {
-          Url: `https://203.0.113.${(n % 200) + 1}/hooks`, EventTypes: ['booking.created', 'booking.canceled'], Description: `Soak ${n}`, Disabled: n % 2 === 0,
+          Url: `https://93.184.215.${(n % 200) + 1}/hooks`, EventTypes: ['booking.created', 'booking.canceled'], Description: `Soak ${n}`, Disabled: n % 2 === 0,
         }),
       invalid: () => req('PUT', `/webhook/endpoints/${DEMO_IDS.webhooks.bookingsA}?CompanyId=${A}`, write, { Url: 'http://169.254.169.254/latest', EventTypes: ['x'] }),
     },

@@ -1,14 +1,21 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import type { FieldError } from '../http/errors.js';
 
 /**
  * Rules of a webhook endpoint (service document: UpdateWebhookEndpoint; product-decisions
- * §4 and §6). The contract's schema checks the same shapes for JSON bodies; these checks
- * also hold for CSV bodies and for whatever reaches the handler another way.
+ * §4 and §6). The contract's schema checks the same shapes for JSON and CSV bodies; these
+ * checks repeat them for whatever reaches the handler another way.
  */
 
 export const EVENT_TYPES_REQUIRED = 'At least one event type is required.';
+export const EVENT_TYPES_TOO_MANY = 'At most 100 event types are allowed.';
+export const EVENT_TYPE_PATTERN_MESSAGE = "An event type may hold only letters, digits, '_', '.' and '-'.";
+export const EVENT_TYPE_TOO_LONG = 'An event type is at most 256 characters long.';
+
+export const MAX_EVENT_TYPES = 100;
+export const MAX_EVENT_TYPE_LENGTH = 256;
+const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 const fieldError = (ErrorCode: string, FieldName: string, Message: string): FieldError => ({
   ErrorCode,
@@ -16,27 +23,39 @@ const fieldError = (ErrorCode: string, FieldName: string, Message: string): Fiel
   Message,
 });
 
-/** Trimmed, de-duplicated (first occurrence keeps its place); at least one, none blank. */
+/**
+ * The contract's EventTypes rules, with its codes and messages, in the order Ajv reports
+ * them: 1 to 100 names, each 1..256 characters of `[A-Za-z0-9_.-]`. Names are not
+ * trimmed: the pattern refuses spaces, and accepting here what the contract refuses would
+ * make the two disagree. Valid names are de-duplicated, the first occurrence keeping its place.
+ */
 export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes: string[]; errors: FieldError[] } {
   if (eventTypes.length === 0) return { eventTypes: [], errors: [fieldError('NotEmpty', 'EventTypes', EVENT_TYPES_REQUIRED)] };
   const errors: FieldError[] = [];
-  const unique: string[] = [];
-  eventTypes.forEach((raw, index) => {
-    const name = raw.trim();
-    if (name === '') errors.push(fieldError('NotEmpty', `EventTypes[${index}]`, `'Event Types' must not be empty.`));
-    else if (!unique.includes(name)) unique.push(name);
+  if (eventTypes.length > MAX_EVENT_TYPES) errors.push(fieldError('Length', 'EventTypes', EVENT_TYPES_TOO_MANY));
+  eventTypes.forEach((name, index) => {
+    const field = `EventTypes[${index}]`;
+    if (name === '') errors.push(fieldError('NotEmpty', field, `'Event Types' must not be empty.`));
+    if (name.length > MAX_EVENT_TYPE_LENGTH) errors.push(fieldError('Length', field, EVENT_TYPE_TOO_LONG));
+    if (!EVENT_TYPE_PATTERN.test(name)) errors.push(fieldError('RegularExpression', field, EVENT_TYPE_PATTERN_MESSAGE));
   });
-  return { eventTypes: unique, errors };
+  return { eventTypes: errors.length > 0 ? [] : [...new Set(eventTypes)], errors };
 }
 
-/** An absolute http(s) URL with a host and without credentials (they would leak in logs). */
+/**
+ * An absolute http(s) URL with a host, without credentials (they would leak in logs) and
+ * with a port from 1 to 65535 (WHATWG URL takes `:0`, which names no service).
+ */
 export function checkUrlShape(url: string): FieldError[] {
   const refuse = (message: string) => [fieldError('InvalidUrl', 'Url', message)];
+  const badPort = `'Url' must have a port from 1 to 65535.`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return refuse(`'Url' must be an absolute http or https URL.`);
+    // A port above 65535 makes the whole URL invalid; name the actual mistake.
+    const port = /^https?:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(url)?.[1];
+    return refuse(port !== undefined && Number(port) > 65535 ? badPort : `'Url' must be an absolute http or https URL.`);
   }
   // `http:host` parses too; a webhook target must be written out in full.
   if (!/^https?:\/\//i.test(url) || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
@@ -44,84 +63,101 @@ export function checkUrlShape(url: string): FieldError[] {
   }
   if (parsed.hostname === '') return refuse(`'Url' must name a host.`);
   if (parsed.username !== '' || parsed.password !== '') return refuse(`'Url' must not contain credentials.`);
+  if (parsed.port === '0') return refuse(badPort);
   return [];
 }
 
-// ---- URL safety: a webhook must not make the server call into its own network ----
+// ---- The address policy: the one place that says which addresses may be called ----
 
-const blocked = new BlockList();
-blocked.addSubnet('0.0.0.0', 8, 'ipv4'); // "this network", includes the unspecified 0.0.0.0
-blocked.addSubnet('127.0.0.0', 8, 'ipv4'); // loopback
-blocked.addSubnet('10.0.0.0', 8, 'ipv4'); // private
-blocked.addSubnet('172.16.0.0', 12, 'ipv4'); // private
-blocked.addSubnet('192.168.0.0', 16, 'ipv4'); // private
-blocked.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, incl. the 169.254.169.254 metadata service
-blocked.addAddress('::', 'ipv6'); // unspecified
-blocked.addAddress('::1', 'ipv6'); // loopback
-blocked.addSubnet('fc00::', 7, 'ipv6'); // unique local (private)
-blocked.addSubnet('fe80::', 10, 'ipv6'); // link-local
-// BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the IPv4 rules.
+type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** True for a literal IP address the server must not call (loopback, private, link-local, unspecified). */
-export function isUnsafeAddress(address: string): boolean {
+const cidr = (text: string) => ipaddr.parseCIDR(text);
+
+/**
+ * What ipaddr.js 2.x lacks. Its IPv4 ranges already name every IANA special-purpose block
+ * (RFC 6890) a webhook could hit: 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12,
+ * 192.0.0/24, 192.0.2/24, 192.88.99/24, 192.168/16, 198.18/15, 198.51.100/24,
+ * 203.0.113/24, 224/4, 240/4, 255.255.255.255. For IPv6 it calls every address outside
+ * its named ranges "unicast", unallocated space included, and so the deprecated
+ * IPv4-compatible form `::a.b.c.d` (RFC 4291 §2.5.5.1; `::7f00:1` is 127.0.0.1 in it).
+ * IANA allocates global unicast only from 2000::/3 (RFC 4291 §2.4, IANA IPv6 address
+ * space), so an IPv6 address outside it is refused; IPv4-compatible is not unwrapped.
+ */
+const IPV6_GLOBAL_UNICAST = cidr('2000::/3');
+
+/** RFC 6052 well-known NAT64 prefix: the IPv4 address is the last 32 bits. */
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
+
+const ipv4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/**
+ * The IPv4 address an IPv6 form carries to the network: IPv4-mapped (`::ffff:a.b.c.d`),
+ * NAT64 64:ff9b::/96 (RFC 6052) and 6to4 2002:AABB:CCDD::/48 (RFC 3056). Refused outright
+ * rather than unwrapped, as ipaddr.js names them non-unicast: local-use NAT64
+ * 64:ff9b:1::/48 (RFC 8215; where the IPv4 sits depends on the operator's prefix length),
+ * IPv4-translated ::ffff:0:a.b.c.d (RFC 6145), and Teredo 2001::/32 (RFC 4380), whose
+ * client IPv4 is obfuscated and reached through whichever relay the network picks, next
+ * to a server IPv4: no webhook receiver has a reason to live on a Teredo address.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address();
+  if (address.match(NAT64_WELL_KNOWN)) return ipv4(address.parts[6], address.parts[7]);
+  if (address.range() === '6to4') return ipv4(address.parts[1], address.parts[2]);
+  return undefined;
+}
+
+/**
+ * Only what node:net itself takes for an IP literal is parsed: canonical dotted-quad IPv4
+ * (not `0x7f.1`, `127.1` or octal, which ipaddr.js would read) and IPv6. IPv6 goes through
+ * WHATWG URL's hex-only serialization first, because ipaddr.js reads `::a.b.c.d` as
+ * `::ffff:a.b.c.d` where the standard means `::` followed by 32 bits. A zone id (`%eth0`)
+ * ties an address to a local interface and is refused.
+ */
+function parseLiteral(address: string): IP | undefined {
   const family = isIP(address);
-  if (family === 0) return false;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** Names that always mean "this machine" or a cloud metadata service, whatever DNS says. */
-export function isUnsafeHostName(host: string): boolean {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost') || name === 'metadata.google.internal';
-}
-
-export type Resolver = (host: string) => Promise<ReadonlyArray<{ address: string }>>;
-
-/** The system resolver (what an HTTP client would use), every address of the name. */
-export const systemResolver: Resolver = (host) => lookup(host, { all: true });
-
-export const RESOLVE_TIMEOUT_MS = 2000;
-
-export interface UrlSafetyOptions {
-  /** config.WEBHOOK_ALLOW_PRIVATE_TARGETS: no check at all (and no DNS lookup) */
-  allowPrivateTargets: boolean;
-  resolve?: Resolver;
-  timeoutMs?: number;
-}
-
-/** Resolves `host`, refusing after `timeoutMs`: a slow resolver must not hold the request. */
-async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs);
-  });
+  if (family === 0 || address.includes('%')) return undefined;
   try {
-    return await Promise.race([resolve(host), timeout]);
-  } finally {
-    clearTimeout(timer);
+    return ipaddr.parse(family === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address);
+  } catch {
+    return undefined;
   }
 }
 
 /**
- * Refuses (UnsafeUrl) a target whose host is, or resolves to, an address of the server's
- * own network, and (UnresolvableHost) one whose name does not resolve. Expects a URL that
- * passed checkUrlShape. Resolving at save time does not stop a name from being re-pointed
- * later; whoever delivers events must check the address it connects to as well.
+ * True only for a public unicast address: the one policy for saving an endpoint (literal
+ * hosts) and for delivering to it (every resolved address, at connect time). Any string
+ * may be passed; what is not an IP literal is not public.
  */
-export async function checkUrlSafety(url: string, options: UrlSafetyOptions): Promise<FieldError[]> {
+export function isPublicAddress(address: string): boolean {
+  let parsed = parseLiteral(address);
+  if (!parsed) return false;
+  if (parsed instanceof ipaddr.IPv6) {
+    const inner = embeddedIPv4(parsed);
+    if (inner) parsed = inner;
+    else if (!parsed.match(IPV6_GLOBAL_UNICAST)) return false;
+  }
+  return parsed.range() === 'unicast';
+}
+
+/** Names that mean "this machine" (RFC 6761 §6.3) or a cloud metadata service, whatever DNS says. */
+export function isLocalHostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === 'metadata.google.internal';
+}
+
+export const UNSAFE_URL_MESSAGE = `'Url' must not point to a private, loopback, link-local or other non-public address.`;
+
+/**
+ * Save-time check (UnsafeUrl) of a URL that passed checkUrlShape: a literal IP must be
+ * public (isPublicAddress) and a localhost name is refused. Host names are not resolved:
+ * DNS can be down now or re-pointed later, so the sender checks every resolved address
+ * when it connects. `allowPrivateTargets` (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) lifts
+ * this check only, never the shape rules.
+ */
+export function checkUrlSafety(url: string, options: { allowPrivateTargets: boolean }): FieldError[] {
   if (options.allowPrivateTargets) return [];
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-  const unsafe = [fieldError('UnsafeUrl', 'Url', `'Url' must not point to a private, loopback or link-local address.`)];
-  if (isIP(host) !== 0) return isUnsafeAddress(host) ? unsafe : [];
-  if (isUnsafeHostName(host)) return unsafe;
-  let addresses: ReadonlyArray<{ address: string }>;
-  try {
-    addresses = await resolveWithin(options.resolve ?? systemResolver, host, options.timeoutMs ?? RESOLVE_TIMEOUT_MS);
-  } catch {
-    return [fieldError('UnresolvableHost', 'Url', `The host '${host}' of 'Url' could not be resolved.`)];
-  }
-  if (addresses.length === 0) {
-    return [fieldError('UnresolvableHost', 'Url', `The host '${host}' of 'Url' could not be resolved.`)];
-  }
-  return addresses.some((a) => isUnsafeAddress(a.address)) ? unsafe : [];
+  const literal = isIP(host) !== 0;
+  const safe = literal ? isPublicAddress(host) : !isLocalHostName(host);
+  return safe ? [] : [fieldError('UnsafeUrl', 'Url', UNSAFE_URL_MESSAGE)];
 }

@@ -19,7 +19,8 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
   /**
    * A replacement (product-decisions §6): Description and Disabled left out are cleared
    * (absent, false). Order: the request's own shape (400), then the endpoint (404), then
-   * the target's safety, which may need a DNS lookup, so it is done last; then one UPDATE.
+   * the target's address policy (400), then one UPDATE. Nothing here resolves the host:
+   * a name is judged by its addresses when a delivery connects, not when it is saved.
    */
   async UpdateWebhookEndpoint({ params, body, companyId, store, config }) {
     const events = normalizeEventTypes(body.EventTypes);
@@ -30,7 +31,7 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
     const company = companyId();
     if (!(await repository.find(company, params.Id))) throw notFound('Webhook endpoint not found.');
 
-    const unsafe = await checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+    const unsafe = checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
     if (unsafe.length > 0) throw validationFailed(unsafe);
 
     const row = await repository.replace(company, params.Id, {

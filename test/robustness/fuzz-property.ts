@@ -23,24 +23,26 @@ import { COMPANY_A, COMPANY_B, requestArbitrary, type AuthKey, type RequestSpec 
  * One app per operation, on the demo data set; the store state is read after each request.
  */
 
-// ---- DNS: webhook targets are checked by resolving their host; the fuzz must not use the network ----
+// ---- DNS: nothing the fuzz sends may reach the network ----
 
-/** Deterministic answers: `internal…`/`private…` → 10.0.0.1, `nxdomain…` → not found, others public. */
-export async function fakeLookup(host: string): Promise<Array<{ address: string; family: number }>> {
-  const name = host.toLowerCase();
-  if (name.startsWith('nxdomain') || name.length > 253) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  if (name.startsWith('internal') || name.startsWith('private')) return [{ address: '10.0.0.1', family: 4 }];
-  if (name.startsWith('v6')) return [{ address: 'fd00::1', family: 6 }];
-  return [{ address: '93.184.216.34', family: 4 }];
-}
-
-let dnsFaked = false;
-/** Replaces dns.promises.lookup (and the ESM binding src/domain/webhooks.ts imported) for this process. */
-export function fakeDns(): void {
-  if (dnsFaked) return;
-  (dns.promises as { lookup: unknown }).lookup = fakeLookup;
+let dnsGuarded = false;
+/**
+ * Makes any name lookup of this process fail loudly. Saving a webhook endpoint resolves
+ * nothing (product-decisions §6), so a lookup here would be a regression, and it must not
+ * leave the machine: it surfaces as a 5xx, which the fuzz property reports.
+ */
+export function forbidDns(): void {
+  if (dnsGuarded) return;
+  const refuse = async (host: string) => {
+    throw new Error(`the fuzz must not resolve ${host}`);
+  };
+  (dns.promises as { lookup: unknown }).lookup = refuse;
+  (dns as { lookup: unknown }).lookup = (host: string, ...rest: unknown[]) => {
+    const callback = rest.find((arg) => typeof arg === 'function') as ((err: Error) => void) | undefined;
+    callback?.(new Error(`the fuzz must not resolve ${host}`));
+  };
   syncBuiltinESMExports();
-  dnsFaked = true;
+  dnsGuarded = true;
 }
 
 // ---- callers ----
@@ -90,7 +92,7 @@ export interface FuzzTarget {
 }
 
 export async function fuzzTarget(t: { teardown(fn: () => unknown): void }, op: OperationInfo): Promise<FuzzTarget> {
-  fakeDns();
+  forbidDns();
   const api = await buildTestApp(t, { data: buildDemoData() });
   return {
     op,
