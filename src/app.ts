@@ -7,7 +7,8 @@ import { accessHooks, resolveCompany } from './http/access.js';
 import { contract, type JsonSchema, type OperationInfo } from './http/contract.js';
 import { coerceToSchema, contentDisposition, parseCsvBody, toCsv } from './http/csv.js';
 import { registerDocs } from './http/docs.js';
-import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { addServerFormats } from './http/formats.js';
 import { logRedaction, registerProtection, strictRateLimit } from './http/protection.js';
 import { ApiError, badRequest } from './http/errors.js';
 import { negotiateFormat, rewriteFormatSuffix } from './http/format.js';
@@ -45,19 +46,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return503OnClosing: true,
     rewriteUrl: rewriteFormatSuffix,
     frameworkErrors,
+    clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: {
       customOptions: {
         allErrors: true,
         strict: false,
-        coerceTypes: 'array',
+        // Off: the request's text is turned into the schema's types by coerceToSchema alone,
+        // which reads plain decimal numbers only (Ajv's coercion takes `0x10` and `2.01e2`).
+        coerceTypes: false,
         useDefaults: true,
         removeAdditional: false,
         verbose: true,
       },
-      onCreate: (ajv) => {
-        ajv.addFormat('int16', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -32768 && n <= 32767 });
-      },
+      onCreate: addServerFormats,
     },
   });
 
@@ -70,6 +72,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandling(app, config.NODE_ENV === 'development');
   app.addHook('onRequest', async (request) => {
     request.format = negotiateFormat(request);
+    // `format` is matched case-insensitively; the contract's enum then sees its own spelling.
+    const query = request.query as Record<string, unknown>;
+    if (typeof query.format === 'string') query.format = request.format;
   });
   await registerProtection(app, config);
   app.addContentTypeParser(
@@ -126,6 +131,12 @@ function routeOptions(
       ...(op.strictRateLimit && strictRateLimit(config) ? { rateLimit: strictRateLimit(config) } : {}),
     },
     preParsing: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      // The path and query string are text: they take the schema's types and spelling here,
+      // before the company check reads them, by the same strict rules as CSV cells (Ajv's
+      // own coercion is off).
+      const schema = request.routeOptions.schema;
+      if (schema?.params) request.params = coerceToSchema(request.params, schema.params as JsonSchema);
+      if (schema?.querystring) request.query = coerceToSchema(request.query, schema.querystring as JsonSchema);
       await access.authenticate(request);
       return payload;
     },

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -5,6 +6,7 @@ import { buildApp } from '../src/app.js';
 import { mintToken } from '../src/auth/token.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { contract, deref } from '../src/http/contract.js';
+import { addServerFormats } from '../src/http/formats.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { importData } from '../src/store/import.js';
 
@@ -41,7 +43,7 @@ export async function bearer(companyId: string, roles: string[] = [WRITE]) {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 (formats as unknown as (ajv: Ajv) => void)(ajv);
-ajv.addFormat('int16', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) <= 32768 });
+addServerFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
 
 const routes = [...contract().operations.values()].map((op) => ({
@@ -128,4 +130,16 @@ export async function buildTestApp(
       return response;
     },
   };
+}
+
+/** Sends raw bytes to a server on 127.0.0.1 and resolves with all it answered once it closes. */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(answer));
+    socket.write(bytes);
+  });
 }

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
 import { unauthorized } from '../http/errors.js';
+import { isGuid } from '../http/formats.js';
 import { resolveJwtSecret } from './secret.js';
 
 export const SUPERADMIN = 'superadmin';
@@ -15,7 +16,6 @@ export interface Caller {
 
 export type Authenticate = (authorization: string | undefined) => Promise<Caller>;
 
-const guid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reads a dotted claim path such as `realm_access.roles`. */
 export function claim(payload: JWTPayload, path: string): unknown {
@@ -69,7 +69,7 @@ function callerOf(payload: JWTPayload, config: Config): Caller {
   const company = claim(payload, config.AUTH_COMPANY_CLAIM);
   return {
     sub: typeof payload.sub === 'string' ? payload.sub : undefined,
-    companyId: typeof company === 'string' && guid.test(company) ? company.toLowerCase() : undefined,
+    companyId: typeof company === 'string' && isGuid(company) ? company.toLowerCase() : undefined,
     roles: new Set(
       Array.isArray(roles)
         ? roles.filter((r): r is string => typeof r === 'string')

@@ -65,7 +65,8 @@ export interface paths {
          *     used for a new customer. The code's `Name` is the article's name; it has no use
          *     limit (`MaxNumberOfUses` 0), no payment yet and no transactions.
          *
-         *     Any authenticated caller may create codes for its own company.
+         *     It is a write: the caller needs `bookingsupplier-administrator-write` or
+         *     `superadmin` (401 otherwise), and acts on its own company unless it is a superadmin.
          */
         post: operations["CreateArticleRebateCode"];
         delete?: never;
@@ -100,10 +101,15 @@ export interface paths {
          *     window's edges are inside; a window whose `FromTime` is after its `ToTime` runs
          *     over midnight. The receiver a code was bought for counts as connected. Include
          *     flags that are false leave `Services`, `DaysOfWeek` and `Customers` out;
-         *     `Transactions` and `PaymentLog` are always filled.
+         *     `Transactions` and `PaymentLog` are filled for administrators.
          *
          *     Any authenticated caller may check a code of any company (a customer checking a
-         *     code at a company's checkout); the `x-any-company` extension marks this.
+         *     code at a company's checkout); the `x-any-company` extension marks this. Only an
+         *     administrator (`bookingsupplier-administrator-write` or `-read`) of the code's
+         *     company, or a `superadmin`, sees the whole record. Every other caller gets the
+         *     code's public view, whatever the Include flags say: never `Customers`,
+         *     `Transactions`, `PaymentLog`, `PersonalNote`, `CreatedBy`, `UpdatedBy` or the
+         *     article's `NotificationEmail`.
          *
          *     Each caller may make only a few lookups per minute (`x-rate-limit: strict`, 429
          *     beyond), so that codes cannot be found by trying signs.
@@ -349,12 +355,13 @@ export interface paths {
          * @description Replaces the endpoint's `Url`, `EventTypes`, `Description` and `Disabled` with the
          *     request's values; optional fields left out are cleared. The Id and the `Secret`
          *     are kept, and the answer includes the `Secret`. `EventTypes` must hold at least
-         *     one event type (`At least one event type is required.`); event types are trimmed
-         *     and de-duplicated. `Url` must be an absolute http or https URL without
-         *     credentials (`InvalidUrl`). Targets on loopback, private, link-local or
-         *     cloud-metadata addresses, given literally or by a host name that resolves to
-         *     them, are refused (`UnsafeUrl`) unless the server allows private targets; a host
-         *     name that does not resolve is refused (`UnresolvableHost`).
+         *     one event type (`At least one event type is required.`) and at most 100, each of
+         *     letters, digits, `_`, `.` and `-`; repeated event types are de-duplicated. `Url` must be an absolute http or https URL without
+         *     credentials and with a port from 1 to 65535 (`InvalidUrl`). A literal IP address
+         *     must be a public unicast address, also inside IPv4-mapped, NAT64, 6to4 and Teredo
+         *     IPv6 forms; `localhost` names are refused too (`UnsafeUrl`), unless the server
+         *     allows private targets. Host names are not resolved when the endpoint is saved:
+         *     every delivery resolves the name and refuses a non-public address then.
          */
         put: operations["UpdateWebhookEndpoint"];
         post?: never;
@@ -1172,7 +1179,10 @@ export interface components {
              * @example https://example.org/hooks/bookings
              */
             Url: string;
-            /** @description Event types delivered to the endpoint; at least one. */
+            /**
+             * @description Event types delivered to the endpoint: 1 to 100 names, each of letters, digits,
+             *     `_`, `.` and `-`, at most 256 characters.
+             */
             EventTypes: string[];
             Description?: string;
             Disabled?: boolean;
@@ -1209,6 +1219,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller is not authenticated, or not allowed (`Unauthorized`). */
@@ -1218,6 +1229,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller's privileges are too low (`Forbidden`). */
@@ -1227,6 +1239,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description No such record in the company (`NotFound`). */
@@ -1236,11 +1249,14 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /**
-         * @description Any other error: 406 `NotAcceptable`, 413 `PayloadTooLarge`, 415
-         *     `UnsupportedMediaType`, 429 `TooManyRequests`, 500 `InternalServerError`.
+         * @description Any other error: 400 `BadRequest` (a request the HTTP parser refuses), 406
+         *     `NotAcceptable`, 413 `PayloadTooLarge`, 415 `UnsupportedMediaType`, 429
+         *     `TooManyRequests` (with `Retry-After`), 431 `RequestHeaderFieldsTooLarge`, 500
+         *     `InternalServerError`. Answered in CSV when CSV was asked for.
          */
         Error: {
             headers: {
@@ -1248,6 +1264,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+                "text/csv": components["schemas"]["CsvText"];
             };
         };
     };
@@ -1257,10 +1274,11 @@ export interface components {
         /** @description The company; blank or omitted uses the caller's company. */
         CompanyId: string;
         /**
-         * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-         *     suffix and the `Accept` header; any other value answers 406.
+         * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+         *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+         *     answers 406.
          */
-        Format: string;
+        Format: "json" | "csv";
         /** @description Number of results to skip. */
         Skip: number | null;
         /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
@@ -1344,8 +1362,9 @@ export interface operations {
                  */
                 Force?: boolean;
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1370,6 +1389,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             default: components["responses"]["Error"];
@@ -1379,8 +1399,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1417,8 +1438,9 @@ export interface operations {
                 /** @description The customer who is to use the code; checked against per-customer limits and connected customers. */
                 CustomerEmail?: string;
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1439,8 +1461,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1472,8 +1495,9 @@ export interface operations {
                 /** @description The company; blank or omitted uses the caller's company. */
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1539,8 +1563,9 @@ export interface operations {
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1569,8 +1594,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1601,8 +1627,9 @@ export interface operations {
                 /** @description The company; blank or omitted uses the caller's company. */
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1651,8 +1678,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1713,8 +1741,9 @@ export interface operations {
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1774,8 +1803,9 @@ export interface operations {
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1805,8 +1835,9 @@ export interface operations {
                 /** @description The company; blank or omitted uses the caller's company. */
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1838,8 +1869,9 @@ export interface operations {
                 /** @description The endpoint's company. */
                 CompanyId: string;
                 /**
-                 * @description Response format: `json` (default) or `csv`. Takes precedence over a `.csv` path
-                 *     suffix and the `Accept` header; any other value answers 406.
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
                  */
                 format?: components["parameters"]["Format"];
             };

@@ -178,41 +178,28 @@ function additionalOf(schema: JsonSchema): JsonSchema | undefined {
   return typeof extra === 'object' ? extra : undefined;
 }
 
-/** A plain decimal number (no hex, no `Infinity`, no blanks), scanned by hand to stay linear. */
-function isDecimal(s: string): boolean {
-  let i = s[0] === '+' || s[0] === '-' ? 1 : 0;
-  let digits = 0;
-  const digit = () => s[i]! >= '0' && s[i]! <= '9';
-  for (; digit(); i++) digits++;
-  if (s[i] === '.') {
-    i++;
-    for (; digit(); i++) digits++;
-  }
-  if (digits === 0) return false;
-  if (s[i] === 'e' || s[i] === 'E') {
-    i++;
-    if (s[i] === '+' || s[i] === '-') i++;
-    const start = i;
-    while (digit()) i++;
-    if (i === start) return false;
-  }
-  return i === s.length;
-}
+/**
+ * The one rule for numbers sent as text (path, query string, CSV cells, JSON strings):
+ * an integer is plain decimal digits with an optional `-` (product-decisions §3: no hex,
+ * exponent or surrounding blanks); any other number may add a `.` fraction and an
+ * exponent, as the CSV writer prints small ones (`1e-7`). Never hex, `Infinity`, `+` or
+ * blanks.
+ */
+const INTEGER_TEXT = /^-?\d{1,20}$/;
+const DECIMAL_TEXT = /^-?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?$/;
 
 function coerceScalar(value: string | number | boolean, types: Set<string>, nullable: boolean): unknown {
   if (typeof value === 'string') {
     // Empty text is how JSV says "no value" (`{A:""}`) for a field that is not text.
     if (value === '' && nullable && !types.has('string')) return null;
-    // Surrounding blanks are allowed, as .NET's number and bool parsing allows them.
-    const text = value.trim();
-    if ((types.has('integer') || types.has('number')) && isDecimal(text)) {
-      const n = Number(text);
+    if ((types.has('integer') && INTEGER_TEXT.test(value)) || (types.has('number') && DECIMAL_TEXT.test(value))) {
+      const n = Number(value);
       if (Number.isFinite(n)) return n;
     }
     if (types.has('boolean')) {
-      const lower = text.toLowerCase();
-      if (lower === 'true' || text === '1') return true;
-      if (lower === 'false' || text === '0') return false;
+      const lower = value.toLowerCase();
+      if (lower === 'true' || value === '1') return true;
+      if (lower === 'false' || value === '0') return false;
     }
     return value;
   }
@@ -223,8 +210,9 @@ function coerceScalar(value: string | number | boolean, types: Set<string>, null
 }
 
 /**
- * Turns the strings read from CSV or JSV into the types the schema asks for, and renames
- * members to the schema's spelling (matched case-insensitively). What it cannot coerce it
+ * Turns the strings of a request (path, query string, CSV cells, JSV) into the types the
+ * schema asks for, and renames members to the schema's spelling (matched
+ * case-insensitively). It is the only coercion (Ajv's is off). What it cannot coerce it
  * leaves alone for validation to report; it never throws.
  */
 export function coerceToSchema(value: unknown, schema: JsonSchema): unknown {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toCsv } from './csv.js';
 import { ApiError } from './errors.js';
@@ -28,6 +30,7 @@ const statusCodes: Record<number, string> = {
   408: 'RequestTimeout',
   409: 'Conflict',
   413: 'PayloadTooLarge',
+  431: 'RequestHeaderFieldsTooLarge',
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   503: 'ServiceUnavailable',
@@ -106,14 +109,66 @@ export function registerErrorHandling(app: FastifyInstance, development: boolean
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      new ApiError(404, 'NotFound', `No operation matches ${request.method} ${request.url.split('?')[0]}.`),
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new ApiError(405, 'MethodNotAllowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, [], {
+          allow: allowed.join(', '),
+        }),
+      );
+    }
+    return sendError(request, reply, new ApiError(404, 'NotFound', `No operation matches ${request.method} ${path}.`));
+  });
 }
+
+const routedMethods = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'];
+
+/**
+ * The methods the router serves on a path. OPTIONS is left out: the CORS plugin answers
+ * it on every path, so it says nothing about whether the path exists.
+ */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return routedMethods.filter((method) => {
+    try {
+      return app.findRoute({ method: method as 'GET', url: path }) !== null;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any request
+ * exists (headers over the size limit, `Transfer-Encoding` beside `Content-Length`,
+ * malformed request lines, a request that took too long). Fastify's default writes its own
+ * `{error, message}` body; this writes a ResponseStatus, as every other layer does. The
+ * format cannot be negotiated, since nothing was parsed, so it is JSON. The raw bytes Node
+ * attaches to the error (headers with credentials) are never logged.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, errorCode, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'RequestHeaderFieldsTooLarge', 'The request headers are larger than the server accepts.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'RequestTimeout', 'The request was not received in time.']
+        : [400, 'BadRequest', 'The request is not valid HTTP/1.1.'];
+  this.log.trace({ code: error.code, status }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ ResponseStatus: { ErrorCode: errorCode, Message: message, Errors: [] } });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 
 declare module 'fastify' {
   interface FastifyContextConfig {

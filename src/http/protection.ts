@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Config } from '../config.js';
+import { contract, deref } from './contract.js';
 import { ApiError } from './errors.js';
 
 const tooMany = (_request: FastifyRequest, context: { after: string; ttl: number }) =>
@@ -85,35 +86,56 @@ export function strictRateLimit(config: Config) {
   };
 }
 
-/**
- * Query parameters whose values are personal data or secrets (GetRebateCodeBySign's
- * CustomerEmail, and its RebateCodeSign: a gift card's sign is what its holder pays with).
- */
-const SENSITIVE_QUERY = /e-?mail|rebatecodesign|token|secret|password|personal|identity/i;
+let declaredQueryNames: Map<string, string> | undefined;
 
-/** The URL with the values of sensitive query parameters replaced, for logs. */
-export function maskUrl(url: string): string {
-  const start = url.indexOf('?');
-  if (start < 0) return url;
-  const pairs = url.slice(start + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq < 0) return pair;
-    let name = pair.slice(0, eq);
-    try {
-      name = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch {
-      // a malformed escape: judge the name as written
+/** The query parameters the contract declares, by lower-cased name (a parameter may be a $ref). */
+function declaredQuery(): Map<string, string> {
+  if (declaredQueryNames) return declaredQueryNames;
+  const { document } = contract();
+  const names = new Map<string, string>();
+  for (const item of Object.values<Record<string, any>>(document.paths)) {
+    for (const op of Object.values<any>(item)) {
+      for (const parameter of op?.parameters ?? []) {
+        const p = deref(document, parameter) as { name: string; in: string };
+        if (p.in === 'query') names.set(p.name.toLowerCase(), p.name);
+      }
     }
-    return SENSITIVE_QUERY.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
-  });
-  return `${url.slice(0, start)}?${pairs.join('&')}`;
+  }
+  declaredQueryNames = names;
+  return names;
 }
 
 /**
- * pino's redaction for the server's logs: credentials in headers; personal data and secrets
- * in logged URLs (the request's, and the one the error handler logs); and the raw bytes (headers with the bearer token, body with e-mail
- * addresses) that Node attaches as `rawPacket` to a malformed request's error, which
- * Fastify logs at trace level. test/robustness/logs.test.ts proves it.
+ * The URL as logs may hold it: the path, and the names of the query parameters the
+ * contract declares, never a value. Any value can be a secret or personal data (a token
+ * pasted as `?jwt=`, a gift card's sign, a customer's e-mail), and an undeclared name can
+ * be one too, so those are left out whole.
+ */
+export function maskUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const declared = declaredQuery();
+  const kept: string[] = [];
+  for (const pair of url.slice(start + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    let name = eq < 0 ? pair : pair.slice(0, eq);
+    try {
+      name = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      continue;
+    }
+    const known = declared.get(name.toLowerCase()) ?? declared.get(name.replace(/\[.*$/, '').toLowerCase());
+    if (known) kept.push(`${known}=[redacted]`);
+  }
+  const path = url.slice(0, start);
+  return kept.length > 0 ? `${path}?${kept.join('&')}` : path;
+}
+
+/**
+ * pino's redaction for the server's logs: credentials in headers; every query value in
+ * logged URLs (the request's, and the one the error handler logs); and the raw bytes
+ * (headers with the bearer token, body with e-mail addresses) that Node attaches as
+ * `rawPacket` to a malformed request's error. test/robustness/logs.test.ts proves it.
  */
 export const logRedaction = {
   // `url` alone: the error handler logs the URL of a request that failed unexpectedly.

@@ -91,8 +91,9 @@ function describe(error: AjvErrorLike, name: string, field: string): { code: str
 
 /**
  * Maps Ajv errors to ServiceStack-style field errors: a FieldName path, an ErrorCode of
- * FluentValidation's vocabulary, and a message. A schema's `x-error-message` overrides
- * the message (the contract's wording for a rule). Duplicates are dropped.
+ * FluentValidation's vocabulary, and a message. A schema's `x-error-messages` (keyword →
+ * message) overrides the message of that keyword's rule (the contract's wording for it).
+ * Duplicates are dropped.
  */
 export function toFieldErrors(errors: AjvErrorLike[], rootName = 'Body'): FieldError[] {
   const out: FieldError[] = [];
@@ -105,7 +106,7 @@ export function toFieldErrors(errors: AjvErrorLike[], rootName = 'Body'): FieldE
         : fieldPath(error.instancePath);
     const leaf = field.replace(/\[\d+\]$/, '').split('.').pop() || rootName;
     const { code, message } = describe(error, displayName(leaf), field);
-    const custom = error.parentSchema?.['x-error-message'];
+    const custom = (error.parentSchema?.['x-error-messages'] as Record<string, unknown> | undefined)?.[error.keyword];
     const entry: FieldError = {
       ErrorCode: code,
       FieldName: field || rootName,

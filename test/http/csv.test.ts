@@ -174,7 +174,12 @@ t.test('headers and nested keys match fields case-insensitively and take the sch
 
 t.test('coercion: integers and numbers from numeric text, non-numeric text left for validation', async (t) => {
   t.strictSame(coerceToSchema({ Id: '12', Price: '-1.5e2' }, booking), { Id: 12, Price: -150 });
-  t.strictSame(coerceToSchema({ Id: ' 12 ' }, booking), { Id: 12 }, 'surrounding blanks allowed');
+  for (const id of [' 12', '12 ', '+12', '0x0c', '1.2e1', '12.0', '1_2']) {
+    t.strictSame(coerceToSchema({ Id: id }, booking), { Id: id }, `an integer is plain decimal: ${id} is left for validation`);
+  }
+  for (const price of [' 1.5', '0x10', '+1', '.5', '1.', 'NaN']) {
+    t.strictSame(coerceToSchema({ Price: price }, booking), { Price: price }, `${price} is not a number`);
+  }
   t.strictSame(coerceToSchema({ Id: 'twelve', Price: '0x10' }, booking), { Id: 'twelve', Price: '0x10' });
   t.strictSame(coerceToSchema({ Id: 'Infinity', Price: '1e999' }, booking), { Id: 'Infinity', Price: '1e999' });
 });

@@ -1,6 +1,7 @@
+import net from 'node:net';
 import t from 'tap';
 import { COMPANY_A, baseData } from '../fixtures.js';
-import { bearer, buildTestApp } from '../helper.js';
+import { bearer, buildTestApp, rawExchange } from '../helper.js';
 
 // product-decisions §4: every error, from every layer, is a ResponseStatus.
 
@@ -117,4 +118,29 @@ t.test('health answers 200 while the store answers', async (t) => {
   const api = await buildTestApp(t);
   const res = await api.inject({ method: 'GET', url: '/health' });
   t.equal(res.statusCode, 200);
+});
+
+t.test("what Node's HTTP parser refuses is a ResponseStatus too", async (t) => {
+  const api = await buildTestApp(t);
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (api.app.server.address() as net.AddressInfo).port;
+  const cases: Array<[string, string, number, string]> = [
+    ['headers over 16 KB', `GET /categories HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'RequestHeaderFieldsTooLarge'],
+    [
+      'Transfer-Encoding beside Content-Length',
+      'POST /resourcetypes HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+      400,
+      'BadRequest',
+    ],
+    ['a malformed request line', 'GET /categories HTTP/9\r\n\r\n', 400, 'BadRequest'],
+    ['a header without a colon', 'GET /categories HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400, 'BadRequest'],
+  ];
+  for (const [what, bytes, status, code] of cases) {
+    const answer = await rawExchange(port, bytes);
+    const [head, body] = answer.split('\r\n\r\n');
+    t.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), what);
+    t.match(head, /content-type: application\/json; charset=utf-8/i, `${what}: JSON`);
+    t.same(statusOf(body).ErrorCode, code, `${what}: ${body}`);
+    t.same(statusOf(body).Errors, []);
+  }
 });

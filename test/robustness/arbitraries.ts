@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import type { JsonSchema } from '../../src/http/contract.js';
+import { addServerFormats } from '../../src/http/formats.js';
 
 /**
  * fast-check arbitraries derived from the contract's (dereferenced) JSON schemas.
@@ -55,7 +56,7 @@ const member = (path: string | undefined, name: string) => (path ? `${path}.${na
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 (formats as unknown as (ajv: Ajv) => void)(ajv);
-ajv.addFormat('int16', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -32768 && n <= 32767 });
+addServerFormats(ajv);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** True when Ajv (with the server's formats) accepts `value` for `schema`. */

@@ -60,7 +60,7 @@ t.test('SQL-injection payloads answer 400 or a normal answer, change nothing una
     for (const path of ['/tags', '/resource', '/customfields']) {
       t.equal((await call('DELETE', `${path}/${q(p)}`)).statusCode, 400, `DELETE ${path}/${p}`);
     }
-    const hook = await call('PUT', `/webhook/endpoints/${q(p)}?CompanyId=${DEMO_COMPANY_A}`, { Url: 'https://203.0.113.10/h', EventTypes: ['x'] });
+    const hook = await call('PUT', `/webhook/endpoints/${q(p)}?CompanyId=${DEMO_COMPANY_A}`, { Url: 'https://93.184.215.14/h', EventTypes: ['x'] });
     t.equal(hook.statusCode, 404, `webhook Id ${p} finds nothing`);
 
     // Plain string fields: stored and answered exactly as sent.
@@ -76,9 +76,12 @@ t.test('SQL-injection payloads answer 400 or a normal answer, change nothing una
     created.types++;
     t.match(type.json(), { Name: p, Description: p });
 
-    const webhook = await call('PUT', `/webhook/endpoints/wh_bookings?CompanyId=${DEMO_COMPANY_A}`, { Url: 'https://203.0.113.10/h', EventTypes: [p], Description: p });
+    const webhook = await call('PUT', `/webhook/endpoints/wh_bookings?CompanyId=${DEMO_COMPANY_A}`, { Url: 'https://93.184.215.14/h', EventTypes: ['booking.created'], Description: p });
     t.equal(webhook.statusCode, 200);
-    t.match(webhook.json(), { Description: p, EventTypes: [p.trim()] });
+    t.match(webhook.json(), { Description: p });
+    // Event type names are letters, digits, `_`, `.` and `-` only (product-decisions §6).
+    const event = await call('PUT', `/webhook/endpoints/wh_bookings?CompanyId=${DEMO_COMPANY_A}`, { Url: 'https://93.184.215.14/h', EventTypes: [p] });
+    t.equal(event.statusCode, 400, `EventTypes [${p}] is refused`);
 
     const code = await call('POST', '/rebatecodes/fromarticle', {
       ArticleId: 103,
