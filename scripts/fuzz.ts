@@ -4,7 +4,7 @@
 // of the contract, with as many requests per operation as --runs says. A failure prints
 // fast-check's seed, path and counterexample; rerun with --seed and --path to replay it.
 import { parseArgs } from 'node:util';
-import { contract } from '../src/http/contract.js';
+import { contract } from '../test/contract-operations.js';
 import { fuzzOperation, fuzzTarget } from '../test/robustness/fuzz-property.js';
 
 const { values } = parseArgs({

@@ -1,21 +1,17 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import openapiGlue from 'fastify-openapi-glue';
-import { sql } from 'kysely';
-import { createAuthenticator, type Authenticate } from './auth/authenticate.js';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { accessHooks, resolveCompany } from './http/access.js';
-import { contract, type JsonSchema, type OperationInfo } from './http/contract.js';
-import { coerceToSchema, contentDisposition, parseCsvBody, toCsv } from './http/csv.js';
-import { registerDocs } from './http/docs.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { addServerFormats } from './http/formats.js';
-import { logRedaction, registerProtection, strictRateLimit } from './http/protection.js';
-import { ApiError, badRequest } from './http/errors.js';
-import { negotiateFormat, rewriteFormatSuffix } from './http/format.js';
+import { rewriteFormatSuffix } from './http/format.js';
+import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
-import { handlers } from './operations/index.js';
-import type { Handler, OperationContext, OperationId } from './operations/types.js';
-import { openStore, type Store } from './store/db.js';
+import { docsPlugin } from './plugins/docs.js';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
+import { formatsPlugin } from './plugins/formats.js';
+import { operationsPlugin } from './plugins/operations.js';
+import { protectionPlugin } from './plugins/protection.js';
+import { routeHooksPlugin } from './plugins/route-hooks.js';
+import { storePlugin } from './plugins/store.js';
+import type { Store } from './store/db.js';
 
 export interface AppOptions {
   /** an open store to use (the caller closes it); by default the app opens DATABASE_URL */
@@ -24,14 +20,11 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    store: Store;
-    config: Config;
-  }
-}
-
-/** Builds the application: every piece registered in order, driven by the contract. */
+/**
+ * Builds the application: the Fastify instance with its server options, then the plugins
+ * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
+ * (before the rate limits read the routes), protection, docs, and last the operations.
+ */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
@@ -43,6 +36,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     connectionTimeout: config.REQUEST_TIMEOUT_MS * 2,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: 5000,
+    http: {
+      // A client that sends its headers and then trickles the body must be cut off at
+      // REQUEST_TIMEOUT_MS too; Node's defaults (60 s headers, a check every 30 s) let it run
+      // much longer (test/robustness/limits.test.ts).
+      headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS),
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))),
+    },
     return503OnClosing: true,
     rewriteUrl: rewriteFormatSuffix,
     frameworkErrors,
@@ -63,128 +64,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   });
 
-  const store = options.store ?? (await openStore(config.DATABASE_URL));
-  if (!options.store) app.addHook('onClose', async () => store.close());
-  app.decorate('store', store);
-  app.decorate('config', config);
-  app.decorateRequest('format', 'json');
-
-  registerErrorHandling(app, config.NODE_ENV === 'development');
-  app.addHook('onRequest', async (request) => {
-    request.format = negotiateFormat(request);
-    // `format` is matched case-insensitively; the contract's enum then sees its own spelling.
-    const query = request.query as Record<string, unknown>;
-    if (typeof query.format === 'string') query.format = request.format;
-  });
-  await registerProtection(app, config);
-  app.addContentTypeParser(
-    'text/csv',
-    { parseAs: 'string' },
-    (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-      try {
-        done(null, parseCsvBody(body.toString()));
-      } catch (err) {
-        done(badRequest('SerializationException', `The CSV request body is invalid: ${(err as Error).message}`));
-      }
-    },
-  );
-
-  const api = contract();
-  await registerDocs(app, api, async () => {
-    await sql`select 1`.execute(store.db);
-  });
-
-  const authenticate = createAuthenticator(config);
-  await app.register(openapiGlue, {
-    specification: structuredClone(api.document),
-    operationResolver: (operationId: string) => {
-      const op = api.operations.get(operationId);
-      const handler = (handlers as Record<string, Handler<OperationId>>)[operationId];
-      if (!op || !handler) throw new Error(`The contract's operation ${operationId} has no handler`);
-      // glue spreads these route options (hooks, config, handler) into its route.
-      return routeOptions(op, handler, authenticate, store, config) as never;
-    },
-  });
+  await app.register(storePlugin, { config, store: options.store });
+  await app.register(errorsPlugin);
+  await app.register(formatsPlugin);
+  await app.register(routeHooksPlugin);
+  await app.register(protectionPlugin);
+  await app.register(docsPlugin);
+  await app.register(operationsPlugin);
   return app;
-}
-
-/** Columns of the CSV for an operation's answer: the properties of its item or object schema. */
-function csvColumns(op: OperationInfo): string[] | undefined {
-  const schema = op.okSchema;
-  const items = schema?.properties?.Results?.items ?? schema;
-  return items?.properties ? Object.keys(items.properties) : undefined;
-}
-
-function routeOptions(
-  op: OperationInfo,
-  handler: Handler<OperationId>,
-  authenticate: Authenticate,
-  store: Store,
-  config: Config,
-) {
-  const access = accessHooks(op, authenticate);
-  const columns = csvColumns(op);
-  const bodySchema = op.bodySchema as JsonSchema | undefined;
-  return {
-    config: {
-      operationId: op.operationId,
-      ...(op.strictRateLimit && strictRateLimit(config) ? { rateLimit: strictRateLimit(config) } : {}),
-    },
-    preParsing: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
-      // The path and query string are text: they take the schema's types and spelling here,
-      // before the company check reads them, by the same strict rules as CSV cells (Ajv's
-      // own coercion is off).
-      const schema = request.routeOptions.schema;
-      if (schema?.params) request.params = coerceToSchema(request.params, schema.params as JsonSchema);
-      if (schema?.querystring) request.query = coerceToSchema(request.query, schema.querystring as JsonSchema);
-      await access.authenticate(request);
-      return payload;
-    },
-    preValidation: [
-      async (request: FastifyRequest) => {
-        // Field names match case-insensitively and CSV cells take the schema's types;
-        // a blank CompanyId means "the caller's company".
-        if (!bodySchema) return;
-        // Fastify validates a body per content type and skips a request that has none.
-        if (request.body === undefined || request.body === null) {
-          throw new ApiError(400, 'NotEmpty', 'The request body is required.');
-        }
-        // Fastify validates a body only against the schema of its media type, and parses
-        // more types than the contract declares (text/plain): any other type would reach
-        // the handler unvalidated.
-        if (!op.bodyMediaTypes.includes(request.mediaType ?? '')) {
-          throw new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${op.bodyMediaTypes.join(' or ')}.`);
-        }
-        if (typeof request.body !== 'object') return;
-        const body = coerceToSchema(request.body, bodySchema as never) as Record<string, unknown>;
-        if (typeof body.CompanyId === 'string' && body.CompanyId.trim() === '') delete body.CompanyId;
-        request.body = body;
-      },
-      access.preValidation,
-    ],
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const context: OperationContext<OperationId> = {
-        params: request.params as never,
-        query: request.query as never,
-        body: request.body as never,
-        caller: request.caller,
-        companyId: () => resolveCompany(request),
-        store,
-        config,
-        log: request.log,
-      };
-      const result = await handler(context);
-      if (request.format !== 'csv') return result;
-      reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition(op.operationId));
-      return toCsv(result, selectColumns(columns, (request.query as { Fields?: unknown }).Fields));
-    },
-  };
-}
-
-/** `Fields` narrows the CSV columns as it narrows the JSON fields (unknown names ignored). */
-function selectColumns(columns: string[] | undefined, fields: unknown): string[] | undefined {
-  if (!columns || typeof fields !== 'string') return columns;
-  const wanted = new Set(fields.split(',').map((f) => f.trim().toLowerCase()));
-  const kept = columns.filter((c) => wanted.has(c.toLowerCase()));
-  return kept.length > 0 ? kept : columns;
 }

@@ -21,17 +21,6 @@ async function main(config: Config) {
     await app.close();
   });
 
-  // REQUEST_TIMEOUT_MS must really cut off a client that sends its headers and then trickles
-  // the body (never idle long enough for connectionTimeout). Fastify sets requestTimeout
-  // after creating the server, so Node's headersTimeout stays at 60 s, and Node then let
-  // such a request run to 60 s (measured; test/robustness/limits.test.ts); Node also checks
-  // only every connectionsCheckingInterval (30 s by default, read when listening starts).
-  app.server.headersTimeout = Math.min(app.server.headersTimeout, config.REQUEST_TIMEOUT_MS);
-  // (A documented createServer option that @types/node does not list as a property.)
-  (app.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.max(
-    100,
-    Math.min(1000, Math.floor(config.REQUEST_TIMEOUT_MS / 4)),
-  );
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(
     `Booking Administration API on ${address} — docs ${address}/docs. ` +

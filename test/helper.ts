@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../src/app.js';
 import { mintToken } from '../src/auth/token.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { contract, deref } from '../src/http/contract.js';
+import { contract, deref } from './contract-operations.js';
 import { addServerFormats } from '../src/http/formats.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { importData } from '../src/store/import.js';

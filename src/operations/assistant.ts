@@ -9,8 +9,7 @@ export const assistantHandlers: HandlersOf<'GetMcpUsage'> = {
    * caller, for its own company (or any, as superadmin); a company the store does not
    * hold is 404 rather than a zero usage that would look real.
    */
-  async GetMcpUsage({ companyId, store, config }) {
-    const company = companyId();
+  async GetMcpUsage({ companyId: company, store, config }) {
     const usage = mcpUsageRepository(store);
     const found = await usage.companyLimit(company);
     if (!found) throw notFound('Company not found.');

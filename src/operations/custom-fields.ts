@@ -34,7 +34,7 @@ export const toCustomField = ({ field, values, services }: CustomFieldRecord): S
 export const customFieldHandlers: HandlersOf<'DeleteCustomField'> = {
   /** Hard delete of the configuration with its values and service links; answered as it was. */
   async DeleteCustomField({ params, companyId, store }) {
-    const record = await customFieldsRepository(store).delete(companyId(), params.Id);
+    const record = await customFieldsRepository(store).delete(companyId, params.Id);
     if (!record) throw notFound('Custom field not found.');
     return toCustomField(record);
   },

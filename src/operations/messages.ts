@@ -45,9 +45,8 @@ export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
    * request changes nothing. Name, Title and Body are stored as sent; a blank Sender is
    * no sender; Language left out stays absent; a new template is never the Default.
    */
-  async CreateMessageTemplate({ body, companyId, store }) {
+  async CreateMessageTemplate({ body, companyId: company, store }) {
     const repository = messagesRepository(store);
-    const company = companyId();
     await requireCompany(companiesRepository(store), company);
     const type = await repository.messageType(body.TypeId);
     const owned = await repository.companyServices(company, body.Services ?? []);

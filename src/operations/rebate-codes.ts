@@ -64,8 +64,7 @@ async function buyerId(tx: { db: Kysely<Database> }, companyId: string, body: Pu
 }
 
 export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetRebateCodeBySign' | 'CreateRebateCodeTransaction'> = {
-  async CreateArticleRebateCode({ body, companyId, caller, store }) {
-    const company = companyId();
+  async CreateArticleRebateCode({ body, companyId: company, caller, store }) {
     const codes = rebateCodesRepository(store);
     const found = await codes.articles.find(company, body.ArticleId);
     if (!found) throw notFound(`Article ${body.ArticleId} not found.`);
@@ -111,7 +110,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
    */
   async GetRebateCodeBySign({ query, companyId, caller, store }) {
     const codes = rebateCodesRepository(store);
-    const code = await codes.findBySign(companyId(), query.RebateCodeSign);
+    const code = await codes.findBySign(companyId, query.RebateCodeSign);
     if (!code) throw notFound(`Rebate code '${query.RebateCodeSign}' not found.`);
     const audience = rebateCodeAudience(caller, code.company_id);
     const loaded = await codes.load(code, audience === 'administrator');
@@ -129,8 +128,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     }, audience);
   },
 
-  async CreateRebateCodeTransaction({ body, companyId, caller, store }) {
-    const company = companyId();
+  async CreateRebateCodeTransaction({ body, companyId: company, caller, store }) {
     const codes = rebateCodesRepository(store);
     const code = await codes.findById(company, body.RebateCodeId);
     if (!code) throw notFound(`Rebate code ${body.RebateCodeId} not found.`);

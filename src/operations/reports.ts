@@ -34,7 +34,7 @@ const PRINTOUT_FIELDS = itemFields<Printout>({
 export const reportHandlers: HandlersOf<'BookingPrintoutQuery'> = {
   /** The company's printouts (roles and company scoping are checked by the framework). */
   async BookingPrintoutQuery({ query, companyId, store }) {
-    const page = await printoutsRepository(store).query(companyId(), { id: query.Id }, query);
+    const page = await printoutsRepository(store).query(companyId, { id: query.Id }, query);
     return envelope(page, toPrintout, query, PRINTOUT_FIELDS);
   },
 };

@@ -42,8 +42,7 @@ export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
    * Adds the type to the company the call acts on. Every check runs before the first
    * write, inside the same transaction, so a refused request writes nothing.
    */
-  async CreateResourceType({ body, companyId, store }) {
-    const company = companyId();
+  async CreateResourceType({ body, companyId: company, store }) {
     if (body.Name.trim() === '') throw badRequest('NotEmpty', "'Name' must not be empty.", 'Name');
     const requested = body.Resources ?? [];
     const created = await resourceTypesRepository(store).transaction(async (repo) => {

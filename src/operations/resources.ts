@@ -88,8 +88,7 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
    * past the check, and a refusal writes nothing. The decision needs only whether one
    * blocking booking exists; the resource with all its bookings is read only to answer.
    */
-  async DeleteResource({ params, query, companyId, store }) {
-    const company = companyId();
+  async DeleteResource({ params, query, companyId: company, store }) {
     const full = await resourcesRepository(store).transaction(async (repo) => {
       const resource = await repo.find(company, params.Id);
       if (!resource) throw notFound('Resource not found.');

@@ -18,7 +18,7 @@ export const toTag = (row: TagRow): Schemas['TagResponse'] =>
 export const tagHandlers: HandlersOf<'DeleteTag'> = {
   /** Soft delete: the tag is kept with Active = false. */
   async DeleteTag({ params, companyId, store }) {
-    const row = await tagsRepository(store).deactivate(companyId(), params.Id);
+    const row = await tagsRepository(store).deactivate(companyId, params.Id);
     if (!row) throw notFound('Tag not found.');
     return toTag(row);
   },

@@ -22,14 +22,17 @@ export type ResultOf<K extends OperationId> = operations[K]['responses'][200] ex
   ? R
   : never;
 
+/** Operations that take a CompanyId, in the query or the body, act on a company. */
+type ActsOnCompany<K extends OperationId> = 'CompanyId' extends keyof QueryOf<K> | keyof NonNullable<BodyOf<K>> ? true : false;
+
 /** What a handler gets: the validated request, who calls, and the store. */
 export interface OperationContext<K extends OperationId> {
   params: PathOf<K>;
   query: QueryOf<K>;
   body: BodyOf<K>;
   caller?: Caller;
-  /** the company the call acts on (the CompanyId given, or the caller's); 400 when none */
-  companyId(): string;
+  /** the company the call acts on: the CompanyId given, or the caller's (resolved once, before the handler) */
+  companyId: ActsOnCompany<K> extends true ? string : undefined;
   store: Store;
   config: Config;
   log: FastifyBaseLogger;

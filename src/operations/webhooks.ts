@@ -22,13 +22,12 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
    * the target's address policy (400), then one UPDATE. Nothing here resolves the host:
    * a name is judged by its addresses when a delivery connects, not when it is saved.
    */
-  async UpdateWebhookEndpoint({ params, body, companyId, store, config }) {
+  async UpdateWebhookEndpoint({ params, body, companyId: company, store, config }) {
     const events = normalizeEventTypes(body.EventTypes);
     const shapeErrors = [...checkUrlShape(body.Url), ...events.errors];
     if (shapeErrors.length > 0) throw validationFailed(shapeErrors);
 
     const repository = webhooksRepository(store);
-    const company = companyId();
     if (!(await repository.find(company, params.Id))) throw notFound('Webhook endpoint not found.');
 
     const unsafe = checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
-import type { JsonSchema } from '../../src/http/contract.js';
+import type { JsonSchema } from '../contract-operations.js';
 import { addServerFormats } from '../../src/http/formats.js';
 
 /**

@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import t from 'tap';
-import { contract, type OperationInfo } from '../../src/http/contract.js';
+import { contract, type OperationInfo } from '../contract-operations.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
 import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, type TestApp } from '../helper.js';
 import { storeDigest } from './digest.js';

@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { SUPERADMIN } from '../../src/auth/authenticate.js';
 import { mintToken } from '../../src/auth/token.js';
-import type { OperationInfo } from '../../src/http/contract.js';
+import type { OperationInfo } from '../contract-operations.js';
 import { parseJsv } from '../../src/http/jsv.js';
 import { buildDemoData } from '../../src/store/demo-data.js';
 import { TEST_SECRET, buildTestApp, type TestApp } from '../helper.js';

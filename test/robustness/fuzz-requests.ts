@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { contract, deref, type OperationInfo } from '../../src/http/contract.js';
+import { contract, deref, type OperationInfo } from '../contract-operations.js';
 import { toCsv } from '../../src/http/csv.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
 import {

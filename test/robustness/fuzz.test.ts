@@ -1,5 +1,5 @@
 import t from 'tap';
-import { contract } from '../../src/http/contract.js';
+import { contract } from '../contract-operations.js';
 import { fuzzOperation, fuzzTarget } from './fuzz-property.js';
 
 // Property-based requests generated from the contract, for every operation: whatever a

@@ -4,7 +4,7 @@ import type { InjectOptions } from 'fastify';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
-import { maskUrl } from '../../src/http/protection.js';
+import { maskUrl } from '../../src/http/log-redaction.js';
 import { openStore } from '../../src/store/db.js';
 import { DEMO_COMPANY_A, loadDemoData } from '../../src/store/demo-data.js';
 import { TEST_SECRET, rawExchange, testConfig, token } from '../helper.js';

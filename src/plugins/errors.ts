@@ -1,11 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toCsv } from './csv.js';
-import { ApiError } from './errors.js';
-import { toFieldErrors, type AjvErrorLike } from './validation-errors.js';
+import fp from 'fastify-plugin';
+import { toCsv } from '../http/csv.js';
+import { ApiError } from '../http/errors.js';
+import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
 
-type AnyError = FastifyError & { validation?: AjvErrorLike[]; validationContext?: string };
+/** Any error a layer may raise; fastify-openapi-glue's security check wraps its handlers' errors. */
+type AnyError = FastifyError & { validation?: AjvErrorLike[]; validationContext?: string; errors?: unknown[] };
 
 const byCode: Record<string, (error: AnyError) => ApiError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (e) =>
@@ -39,6 +41,9 @@ const statusCodes: Record<number, string> = {
 /** Maps any error of any layer to an ApiError; undefined means "unexpected" (500). */
 export function toApiError(error: AnyError, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  // The security scheme's own refusal says why (no token, an expired one), not the glue's summary.
+  const cause = error.name === 'Unauthorized' ? error.errors?.find((e) => e instanceof ApiError) : undefined;
+  if (cause) return cause as ApiError;
   if (error.validation) {
     if (error.validationContext === 'body' && (request.body === undefined || request.body === null)) {
       return new ApiError(400, 'NotEmpty', 'The request body is required.');
@@ -88,9 +93,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 /**
  * Every error, from every layer, leaves as a ResponseStatus. Unexpected errors are
  * logged with the request's context and answered 500 without details (the stack trace
- * only when NODE_ENV=development).
+ * only when NODE_ENV=development). A known path with a method it does not serve is 405.
  */
-export function registerErrorHandling(app: FastifyInstance, development: boolean) {
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  const development = app.config.NODE_ENV === 'development';
   app.setErrorHandler((error: AnyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError) {
@@ -123,7 +129,7 @@ export function registerErrorHandling(app: FastifyInstance, development: boolean
     }
     return sendError(request, reply, new ApiError(404, 'NotFound', `No operation matches ${request.method} ${path}.`));
   });
-}
+}, { name: 'errors', dependencies: ['store'] });
 
 const routedMethods = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'];
 

@@ -4,8 +4,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Config } from '../config.js';
-import { contract, deref } from './contract.js';
-import { ApiError } from './errors.js';
+import fp from 'fastify-plugin';
+import { ApiError } from '../http/errors.js';
 
 const tooMany = (_request: FastifyRequest, context: { after: string; ttl: number }) =>
   new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
@@ -17,7 +17,14 @@ const tooMany = (_request: FastifyRequest, context: { after: string; ttl: number
  * client address on every request (before anything else is done for it), security
  * headers, and CORS for the configured origins only (none by default).
  */
-export async function registerProtection(app: FastifyInstance, config: Config) {
+export const protectionPlugin = fp(
+  async (app: FastifyInstance) => {
+    await registerProtection(app, app.config);
+  },
+  { name: 'protection', dependencies: ['store', 'route-hooks'] },
+);
+
+async function registerProtection(app: FastifyInstance, config: Config) {
   const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
@@ -86,60 +93,3 @@ export function strictRateLimit(config: Config) {
   };
 }
 
-let declaredQueryNames: Map<string, string> | undefined;
-
-/** The query parameters the contract declares, by lower-cased name (a parameter may be a $ref). */
-function declaredQuery(): Map<string, string> {
-  if (declaredQueryNames) return declaredQueryNames;
-  const { document } = contract();
-  const names = new Map<string, string>();
-  for (const item of Object.values<Record<string, any>>(document.paths)) {
-    for (const op of Object.values<any>(item)) {
-      for (const parameter of op?.parameters ?? []) {
-        const p = deref(document, parameter) as { name: string; in: string };
-        if (p.in === 'query') names.set(p.name.toLowerCase(), p.name);
-      }
-    }
-  }
-  declaredQueryNames = names;
-  return names;
-}
-
-/**
- * The URL as logs may hold it: the path, and the names of the query parameters the
- * contract declares, never a value. Any value can be a secret or personal data (a token
- * pasted as `?jwt=`, a gift card's sign, a customer's e-mail), and an undeclared name can
- * be one too, so those are left out whole.
- */
-export function maskUrl(url: string): string {
-  const start = url.indexOf('?');
-  if (start < 0) return url;
-  const declared = declaredQuery();
-  const kept: string[] = [];
-  for (const pair of url.slice(start + 1).split('&')) {
-    const eq = pair.indexOf('=');
-    let name = eq < 0 ? pair : pair.slice(0, eq);
-    try {
-      name = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch {
-      continue;
-    }
-    const known = declared.get(name.toLowerCase()) ?? declared.get(name.replace(/\[.*$/, '').toLowerCase());
-    if (known) kept.push(`${known}=[redacted]`);
-  }
-  const path = url.slice(0, start);
-  return kept.length > 0 ? `${path}?${kept.join('&')}` : path;
-}
-
-/**
- * pino's redaction for the server's logs: credentials in headers; every query value in
- * logged URLs (the request's, and the one the error handler logs); and the raw bytes
- * (headers with the bearer token, body with e-mail addresses) that Node attaches as
- * `rawPacket` to a malformed request's error. test/robustness/logs.test.ts proves it.
- */
-export const logRedaction = {
-  // `url` alone: the error handler logs the URL of a request that failed unexpectedly.
-  paths: ['req.headers.authorization', 'req.headers.cookie', 'req.url', 'url', 'err.rawPacket'],
-  censor: (value: unknown, path: string[]) =>
-    path[path.length - 1] === 'url' && typeof value === 'string' ? maskUrl(value) : '[redacted]',
-};

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import type { Contract } from './contract.js';
-import { ApiError } from './errors.js';
+import { sql } from 'kysely';
+import { contract } from '../http/contract.js';
+import { ApiError } from '../http/errors.js';
 
 const require = createRequire(import.meta.url);
 // absolute-path.js names the folder without loading the package's index, which runs the
@@ -30,11 +31,12 @@ const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swag
  * The contract as JSON and YAML, Swagger UI served from the installed package (no
  * outside requests), and a health check that asks the store.
  */
-export async function registerDocs(app: FastifyInstance, contract: Contract, ping: () => Promise<void>) {
-  const json = JSON.stringify(contract.document);
+export async function docsPlugin(app: FastifyInstance) {
+  const { document, yamlText } = contract();
+  const json = JSON.stringify(document);
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(json));
   app.get('/openapi.yaml', async (_request, reply) =>
-    reply.type('application/yaml; charset=utf-8').send(contract.yamlText),
+    reply.type('application/yaml; charset=utf-8').send(yamlText),
   );
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get('/docs/init.js', async (_request, reply) =>
@@ -43,7 +45,7 @@ export async function registerDocs(app: FastifyInstance, contract: Contract, pin
   await app.register(fastifyStatic, { root: swaggerUiDir, prefix: '/docs/static/', decorateReply: false });
   app.get('/health', async (request, reply) => {
     try {
-      await ping();
+      await sql`select 1`.execute(app.store.db);
     } catch (err) {
       request.log.error({ err }, 'health check failed');
       throw new ApiError(503, 'ServiceUnavailable', 'The store does not answer.');

@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
+import { badRequest } from '../http/errors.js';
+import { negotiateFormat } from '../http/format.js';
+
+/**
+ * JSON and ServiceStack-style CSV (product-decisions §3): the answer's format is
+ * negotiated first thing, so every later error is written in it too; `text/csv` request
+ * bodies are parsed into fields for validation like JSON ones.
+ */
+export const formatsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('format', 'json');
+    app.addHook('onRequest', async (request) => {
+      request.format = negotiateFormat(request);
+      // `format` is matched case-insensitively; the contract's enum then sees its own spelling.
+      const query = request.query as Record<string, unknown>;
+      if (typeof query.format === 'string') query.format = request.format;
+    });
+    app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, parseCsvBody(body.toString()));
+      } catch (err) {
+        done(badRequest('SerializationException', (err as Error).message));
+      }
+    });
+  },
+  { name: 'formats' },
+);
+
+/** `Fields` narrows the CSV columns as it narrows the JSON fields (unknown names ignored). */
+function selectColumns(columns: string[] | undefined, fields: unknown): string[] | undefined {
+  if (!columns || typeof fields !== 'string') return columns;
+  const wanted = new Set(fields.split(',').map((f) => f.trim().toLowerCase()));
+  const kept = columns.filter((c) => wanted.has(c.toLowerCase()));
+  return kept.length > 0 ? kept : columns;
+}
+
+/** An operation's answer in the negotiated format; `columns` are its schema's fields. */
+export function answer(request: FastifyRequest, reply: FastifyReply, operationId: string, columns: string[] | undefined, result: unknown) {
+  if (request.format !== 'csv') return result;
+  reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition(operationId));
+  return toCsv(result, selectColumns(columns, (request.query as { Fields?: unknown }).Fields));
+}

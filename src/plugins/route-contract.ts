@@ -1,0 +1,62 @@
+import type { FastifySchema } from 'fastify';
+import type { JsonSchema } from '../http/csv.js';
+
+/**
+ * What the plugins need to know of one operation, read from the schema that
+ * fastify-openapi-glue built for its route: the schemas of its parts, and the contract's
+ * `x-` keys, which the glue copies onto the schema unchanged.
+ */
+export interface RouteContract {
+  operationId: string;
+  /** roles of which the caller needs any one (`x-roles`); empty: any authenticated caller */
+  roles: string[];
+  /** any authenticated caller may name any company (`x-any-company`) */
+  anyCompany: boolean;
+  /** the tighter per-caller rate limit applies (`x-rate-limit: strict`) */
+  strictRateLimit: boolean;
+  /** a refused role or company is 403 where the operation declares it, else 401 */
+  declares403: boolean;
+  /** the operation acts on a company: it takes a CompanyId in its query or body */
+  actsOnCompany: boolean;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  /** the JSON schema of the body (a CSV body is read into the same shape) */
+  body?: JsonSchema;
+  /** the media types a body may be sent in; empty when the operation takes none */
+  bodyMediaTypes: string[];
+  /** the CSV columns of the answer: the properties of its item (query) or object schema */
+  csvColumns?: string[];
+}
+
+interface GlueSchema extends FastifySchema {
+  operationId?: string;
+  'x-roles'?: string[];
+  'x-any-company'?: boolean;
+  'x-rate-limit'?: string;
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  body?: { content?: Record<string, { schema?: JsonSchema }> };
+  response?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+}
+
+/** The route's contract, or undefined for a route the contract does not describe (docs, health). */
+export function routeContract(schema: FastifySchema | undefined): RouteContract | undefined {
+  const s = schema as GlueSchema | undefined;
+  if (!s?.operationId) return undefined;
+  const body = s.body?.content?.['application/json']?.schema;
+  const ok = s.response?.['200']?.content?.['application/json']?.schema;
+  const item = ok?.properties?.Results?.items ?? ok;
+  return {
+    operationId: s.operationId,
+    roles: s['x-roles'] ?? [],
+    anyCompany: s['x-any-company'] === true,
+    strictRateLimit: s['x-rate-limit'] === 'strict',
+    declares403: Object.hasOwn(s.response ?? {}, '403'),
+    actsOnCompany: Boolean(s.querystring?.properties?.CompanyId ?? body?.properties?.CompanyId),
+    params: s.params,
+    query: s.querystring,
+    body,
+    bodyMediaTypes: Object.keys(s.body?.content ?? {}),
+    csvColumns: item?.properties ? Object.keys(item.properties) : undefined,
+  };
+}

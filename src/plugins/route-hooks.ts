@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { coerceToSchema } from '../http/csv.js';
+import { ApiError } from '../http/errors.js';
+import { accessHooks } from './access.js';
+import { strictRateLimit } from './protection.js';
+import { routeContract, type RouteContract } from './route-contract.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the contract of an operation's route; absent on routes the contract does not describe */
+    route?: RouteContract;
+    operationId?: string;
+  }
+}
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+/** The body's presence, media type and field types, before Fastify validates it. */
+function readBody(route: RouteContract, request: FastifyRequest): void {
+  if (!route.body) return;
+  // Fastify validates a body per content type and skips a request that has none.
+  if (request.body === undefined || request.body === null) throw new ApiError(400, 'NotEmpty', 'The request body is required.');
+  // Fastify parses more types than the contract declares (text/plain): any other type would
+  // reach the handler unvalidated.
+  if (!route.bodyMediaTypes.includes(request.mediaType ?? '')) {
+    throw new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${route.bodyMediaTypes.join(' or ')}.`);
+  }
+  if (typeof request.body !== 'object') return;
+  // Field names match case-insensitively and CSV cells take the schema's types; a blank
+  // CompanyId means "the caller's company".
+  const body = coerceToSchema(request.body, route.body) as Record<string, unknown>;
+  if (typeof body.CompanyId === 'string' && body.CompanyId.trim() === '') delete body.CompanyId;
+  request.body = body;
+}
+
+/**
+ * One onRoute hook turns each operation's contract, as the glue put it on the route, into
+ * its hooks: authentication (the glue's security check, moved before the body is read),
+ * roles and company, the strict rate limit, the types of path, query and body, and the
+ * company the call acts on. Registered before the rate limits, which read the route's
+ * config when the route is added.
+ */
+export const routeHooksPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (routeOptions: RouteOptions) => {
+      const route = routeContract(routeOptions.schema);
+      if (!route) return;
+      const access = accessHooks(route);
+      const security = asList(routeOptions.preHandler as preHandlerHookHandler | undefined);
+      const limit = route.strictRateLimit ? strictRateLimit(app.config) : undefined;
+      routeOptions.config = { ...routeOptions.config, route, operationId: route.operationId, ...(limit ? { rateLimit: limit } : {}) };
+      routeOptions.preParsing = [
+        ...asList(routeOptions.preParsing),
+        async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+          // The path and query string are text: they take the schema's types and spelling
+          // here, before the company check reads them (Ajv's own coercion is off).
+          if (route.params) request.params = coerceToSchema(request.params, route.params);
+          if (route.query) request.query = coerceToSchema(request.query, route.query);
+          for (const check of security) await check.call(app, request, reply, () => {});
+          access.authorize(request);
+          return payload;
+        },
+      ];
+      routeOptions.preValidation = [
+        ...asList(routeOptions.preValidation),
+        async (request: FastifyRequest) => {
+          readBody(route, request);
+          access.authorizeBody(request);
+        },
+      ];
+      routeOptions.preHandler = [async (request: FastifyRequest) => access.resolveCompany(request)];
+    });
+  },
+  { name: 'route-hooks', dependencies: ['store'] },
+);
