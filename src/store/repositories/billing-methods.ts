@@ -1,9 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Store } from '../db.js';
 import { fetchPage, type Page, type PageRequest } from '../paging.js';
-import type { BillingMethodsTable } from '../schema.js';
+import type { Row } from '../schema.js';
 
-export type BillingMethodRow = Selectable<BillingMethodsTable> & {
+export type BillingMethodRow = Row<'billing_methods'> & {
   /** country ids where the method is valid, as stored, in code order */
   countries: string[];
 };

@@ -1,9 +1,8 @@
-import type { Selectable } from 'kysely';
 import type { Store } from '../db.js';
 import { fetchPage, type Page, type PageRequest } from '../paging.js';
-import type { CategoriesTable } from '../schema.js';
+import type { Row } from '../schema.js';
 
-export type CategoryRow = Selectable<CategoriesTable>;
+export type CategoryRow = Row<'categories'>;
 
 const sortable = { Id: 'id', Name: 'name', NormalizedName: 'normalized_name', Active: 'active' };
 

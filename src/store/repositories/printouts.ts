@@ -1,9 +1,8 @@
-import type { Selectable } from 'kysely';
 import type { Store } from '../db.js';
 import { fetchPage, type Page, type PageRequest } from '../paging.js';
-import type { PrintoutsTable } from '../schema.js';
+import type { Row } from '../schema.js';
 
-export type PrintoutRow = Selectable<PrintoutsTable>;
+export type PrintoutRow = Row<'printouts'>;
 
 /** Every PrintoutQueryResponse field is a column, so every field can order the query. */
 const sortable = {

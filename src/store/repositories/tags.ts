@@ -1,8 +1,7 @@
-import type { Selectable } from 'kysely';
 import type { Store } from '../db.js';
-import type { TagsTable } from '../schema.js';
+import type { Row } from '../schema.js';
 
-export type TagRow = Selectable<TagsTable>;
+export type TagRow = Row<'tags'>;
 
 /** Tags of a company. */
 export function tagsRepository({ db }: Store) {
