@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { unauthorized } from '../http/errors.js';
 import { isGuid } from '../http/formats.js';
@@ -87,30 +88,30 @@ function callerOf(payload: JWTPayload, config: Config): Caller {
  * a client sends the same token many times. The key is the whole token text, so any
  * other text (a changed signature or claim) is verified afresh. An entry is kept at most
  * MAX_AGE_MS even when the token lives longer, so a key an identity provider withdraws
- * stops being trusted soon after; and at most MAX_ENTRIES are kept (oldest first out).
+ * stops being trusted soon after; and at most MAX_ENTRIES are kept (least recently used out).
  */
 export class VerifiedTokens {
   static readonly MAX_ENTRIES = 10_000;
   static readonly MAX_AGE_MS = 5 * 60_000;
-  readonly #entries = new Map<string, { caller: Caller; until: number }>();
+  readonly #cache: LRUCache<string, Caller>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.#cache = new LRUCache({ max: VerifiedTokens.MAX_ENTRIES, perf: { now }, ttlResolution: 0 });
+  }
 
   get(token: string): Caller | undefined {
-    const entry = this.#entries.get(token);
-    if (!entry) return undefined;
-    if (this.now() < entry.until) return entry.caller;
-    this.#entries.delete(token);
-    return undefined;
+    return this.#cache.get(token);
   }
 
   /** `expiresAt`: the token's `exp`, in ms. */
   set(token: string, caller: Caller, expiresAt: number): void {
-    if (this.#entries.size >= VerifiedTokens.MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(token, { caller, until: Math.min(expiresAt, this.now() + VerifiedTokens.MAX_AGE_MS) });
+    // lru-cache keeps an entry through the last millisecond of its ttl, and a token is
+    // no longer valid at its exp: hence the 1.
+    const ttl = Math.min(expiresAt, this.now() + VerifiedTokens.MAX_AGE_MS) - this.now() - 1;
+    if (ttl > 0) this.#cache.set(token, caller, { ttl });
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#cache.size;
   }
 }
