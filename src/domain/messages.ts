@@ -1,13 +1,12 @@
-import type { FieldError } from '../http/errors.js';
+import { invalid, notEmail, notEmpty, tooLong, type FieldError } from './refusals.js';
 
 /**
  * Rules of a message template (service document: Message template, CreateMessageTemplate,
  * Limits 2). Plain functions over plain values, so tests need neither HTTP nor a store.
  */
 
-/** product-decisions §6: SendMethodId 1 Email, 2 SMS. */
+/** product-decisions §6: SendMethodId 1 Email, 2 SMS (any other method is refused a Sender). */
 export const SEND_METHOD_EMAIL = 1;
-export const SEND_METHOD_SMS = 2;
 
 export interface MessageTypeRule {
   id: number;
@@ -21,12 +20,6 @@ export interface TemplateText {
   Body: string;
   Sender?: string;
 }
-
-const fieldError = (ErrorCode: string, FieldName: string, Message: string): FieldError => ({
-  ErrorCode,
-  FieldName,
-  Message,
-});
 
 /** Characters as a reader counts them (code points, as the contract's maxLength counts). */
 export const characterCount = (text: string): number => [...text].length;
@@ -45,29 +38,23 @@ export const isEmailAddress = (value: string): boolean => /^[^@\s]+@[^@\s]+$/.te
 export function checkRequiredText(input: TemplateText): FieldError[] {
   return (['Name', 'Title', 'Body'] as const)
     .filter((field) => input[field].trim() === '')
-    .map((field) => fieldError('NotEmpty', field, `'${field}' must not be empty.`));
+    .map((field) => notEmpty(field));
 }
 
 /** Body may be at most the message type's MaxCharacters long (exactly the limit is fine). */
 export function checkBodyLength(body: string, type: MessageTypeRule): FieldError[] {
   const length = characterCount(body);
   if (length <= type.maxCharacters) return [];
-  return [
-    fieldError(
-      'Length',
-      'Body',
-      `The length of 'Body' must be ${type.maxCharacters} characters or fewer. You entered ${length} characters.`,
-    ),
-  ];
+  return [tooLong('Body', type.maxCharacters, length)];
 }
 
 /** Sender: an e-mail address for e-mail types; cannot be set for SMS types. */
 export function checkSender(sender: string | undefined, type: MessageTypeRule): FieldError[] {
   if (sender === undefined) return [];
   if (type.sendMethodId !== SEND_METHOD_EMAIL) {
-    return [fieldError('Empty', 'Sender', `'Sender' cannot be set for SMS message types.`)];
+    return [invalid('Empty', 'Sender', (name) => `${name} cannot be set for SMS message types.`)];
   }
-  if (!isEmailAddress(sender)) return [fieldError('Email', 'Sender', `'Sender' is not a valid email address.`)];
+  if (!isEmailAddress(sender)) return [notEmail('Sender')];
   return [];
 }
 
@@ -84,7 +71,7 @@ export function checkServices(
   const errors: FieldError[] = [];
   (requested ?? []).forEach((id, index) => {
     if (!companyServiceIds.has(id)) {
-      errors.push(fieldError('NotFound', `Services[${index}]`, `Service ${id} does not exist in the company.`));
+      errors.push(invalid('NotFound', `Services[${index}]`, `Service ${id} does not exist in the company.`));
     } else if (!serviceIds.includes(id)) {
       serviceIds.push(id);
     }
@@ -101,7 +88,7 @@ export function checkTemplate(
   const sender = normalizeSender(input.Sender);
   const services = checkServices(input.Services, companyServiceIds);
   const errors = [
-    ...(type ? [] : [fieldError('NotFound', 'TypeId', `'Type Id' ${input.TypeId} is not a known message type.`)]),
+    ...(type ? [] : [invalid('NotFound', 'TypeId', (name) => `${name} ${input.TypeId} is not a known message type.`)]),
     ...checkRequiredText(input),
     ...(type ? checkBodyLength(input.Body, type) : []),
     ...(type ? checkSender(sender, type) : []),

@@ -4,8 +4,8 @@
  * codes of the same type; the value comes from Price (cards) or Amount (punch tickets);
  * the code is valid from now for the article's ValidDays.
  */
-import type { RuleFailure } from './rebate-codes.js';
 import { roundMoney } from './rebate-code-transactions.js';
+import { invalid, type FieldError, type Wording } from './refusals.js';
 
 export const PUNCH_TICKET = 3;
 export const VALUE_CARD = 4;
@@ -32,11 +32,9 @@ export interface NewRebateCodeValues {
   validTo: string;
 }
 
-export type FromArticleResult = { values: NewRebateCodeValues; failure?: undefined } | { failure: RuleFailure; values?: undefined };
+export type FromArticleResult = { values: NewRebateCodeValues; failure?: undefined } | { failure: FieldError; values?: undefined };
 
-const refuse = (errorCode: string, message: string): FromArticleResult => ({
-  failure: { errorCode, fieldName: 'ArticleId', message },
-});
+const refuse = (errorCode: string, message: Wording): FromArticleResult => ({ failure: invalid(errorCode, 'ArticleId', message) });
 
 /**
  * The new code's type, value and period, or why the article cannot become one. An article
@@ -47,7 +45,8 @@ export function rebateCodeFromArticle(article: ArticleFacts, now: Date): FromArt
   if (!CONVERTIBLE.includes(article.articleTypeId)) {
     return refuse(
       'InvalidArticleType',
-      `'Article Id' must name an article of type PunchTicket (3), ValueCard (4) or GiftCard (5); article ${article.id} is of type ${article.articleTypeId}.`,
+      (name) =>
+        `${name} must name an article of type PunchTicket (3), ValueCard (4) or GiftCard (5); article ${article.id} is of type ${article.articleTypeId}.`,
     );
   }
   if (!article.active) return refuse('ArticleInactive', `Article ${article.id} is not active.`);

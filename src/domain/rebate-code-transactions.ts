@@ -3,7 +3,8 @@
  * a plan with one conditional UPDATE (so concurrent decreases never overspend); these
  * functions decide what the plan is and why a request is refused.
  */
-import { checkPeriod, checkStatus, type RebateCodeFacts, type RuleFailure } from './rebate-codes.js';
+import { checkPeriod, checkStatus, type RebateCodeFacts } from './rebate-codes.js';
+import { invalid, label, type FieldError, type Wording } from './refusals.js';
 
 export type ChangeType = 'Increase' | 'Decrease';
 
@@ -25,11 +26,9 @@ export interface TransactionPlan {
   countsUse: boolean;
 }
 
-export type PlanResult = { plan: TransactionPlan; failure?: undefined } | { failure: RuleFailure; plan?: undefined };
+export type PlanResult = { plan: TransactionPlan; failure?: undefined } | { failure: FieldError; plan?: undefined };
 
-const refuse = (errorCode: string, fieldName: string, message: string): PlanResult => ({
-  failure: { errorCode, fieldName, message },
-});
+const refuse = (errorCode: string, field: string, message: Wording): PlanResult => ({ failure: invalid(errorCode, field, message) });
 
 /**
  * What a transaction does to a code, or why it is refused: nothing to change, a change of
@@ -40,13 +39,13 @@ export function planTransaction(code: RebateCodeFacts, request: TransactionReque
   const amount = roundMoney(request.amount);
   const usage = Math.trunc(request.usage);
   if (amount <= 0 && usage <= 0) {
-    return refuse('GreaterThan', 'Amount', "'Amount' or 'Usage' must be greater than 0.");
+    return refuse('GreaterThan', 'Amount', (name) => `${name} or ${label('Usage')} must be greater than 0.`);
   }
   if (amount > 0 && code.remainingAmount === null) {
-    return refuse('AmountNotApplicable', 'Amount', `Rebate code '${code.sign}' carries no value (RemainingAmount): 'Amount' must be 0.`);
+    return refuse('AmountNotApplicable', 'Amount', (name) => `Rebate code '${code.sign}' carries no value (RemainingAmount): ${name} must be 0.`);
   }
   if (usage > 0 && code.remainingUsage === null) {
-    return refuse('UsageNotApplicable', 'Usage', `Rebate code '${code.sign}' carries no uses (RemainingUsage): 'Usage' must be 0.`);
+    return refuse('UsageNotApplicable', 'Usage', (name) => `Rebate code '${code.sign}' carries no uses (RemainingUsage): ${name} must be 0.`);
   }
   if (request.changeType === 'Increase') return { plan: { amountDelta: amount, usageDelta: usage, countsUse: false } };
 
@@ -64,20 +63,6 @@ export function planTransaction(code: RebateCodeFacts, request: TransactionReque
   return { plan: { amountDelta: -amount, usageDelta: -usage, countsUse: true } };
 }
 
-/** The code's remaining value and uses after a plan (what the conditional UPDATE computes). */
-export function remainingAfter(
-  code: Pick<RebateCodeFacts, 'remainingAmount' | 'remainingUsage'>,
-  plan: TransactionPlan,
-): { remainingAmount: number | null; remainingUsage: number | null } {
-  return {
-    remainingAmount: code.remainingAmount === null ? null : roundMoney(code.remainingAmount + plan.amountDelta),
-    remainingUsage: code.remainingUsage === null ? null : code.remainingUsage + plan.usageDelta,
-  };
-}
-
 /** The refusal when the conditional UPDATE matched no row and no specific rule explains it. */
-export const insufficientBalance = (sign: string): RuleFailure => ({
-  errorCode: 'InsufficientBalance',
-  fieldName: 'RebateCodeId',
-  message: `Rebate code '${sign}' does not have enough remaining for this decrease.`,
-});
+export const insufficientBalance = (sign: string): FieldError =>
+  invalid('InsufficientBalance', 'RebateCodeId', `Rebate code '${sign}' does not have enough remaining for this decrease.`);

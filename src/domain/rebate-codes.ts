@@ -1,9 +1,10 @@
 /**
  * The rules GetRebateCodeBySign checks, free of HTTP and SQL so tests can call them
- * directly. Each rule answers a RuleFailure (ErrorCode, a Message naming the rule, the
+ * directly. Each rule answers a FieldError (ErrorCode, a Message naming the rule, the
  * request field it concerns) or undefined when it holds.
  */
 import { activeByStatus, rebateCodeStatusName, WEEKDAYS } from './rebate-code-reference.js';
+import { invalid, label, type FieldError } from './refusals.js';
 
 /** The ISO weekday (1 Monday .. 7 Sunday) of an instant, in UTC. */
 export const isoWeekday = (at: Date): number => at.getUTCDay() || 7;
@@ -16,13 +17,6 @@ export function timespanMs(timespan: string): number {
 
 /** The time of day of an instant in UTC, in milliseconds since midnight. */
 export const msOfDayUtc = (at: Date): number => at.getTime() - Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
-
-export interface RuleFailure {
-  errorCode: string;
-  message: string;
-  /** the request field the failure concerns */
-  fieldName: string;
-}
 
 /** What the rules need to know about a code. Dates are ISO strings, as stored. */
 export interface RebateCodeFacts {
@@ -49,21 +43,19 @@ export interface RebateCodeFacts {
   receiverEmail?: string;
 }
 
-const fail = (errorCode: string, fieldName: string, message: string): RuleFailure => ({ errorCode, message, fieldName });
-
-export function checkStatus(code: RebateCodeFacts): RuleFailure | undefined {
+export function checkStatus(code: RebateCodeFacts): FieldError | undefined {
   if (activeByStatus(code.statusId)) return undefined;
   const name = rebateCodeStatusName(code.statusId) ?? String(code.statusId);
-  return fail('RebateCodeInactive', 'RebateCodeSign', `Rebate code '${code.sign}' is not active (its status is ${name}).`);
+  return invalid('RebateCodeInactive', 'RebateCodeSign', `Rebate code '${code.sign}' is not active (its status is ${name}).`);
 }
 
 /** ValidFrom and ValidTo are both valid instants (the period is inclusive). */
-export function checkPeriod(code: RebateCodeFacts, at: Date): RuleFailure | undefined {
+export function checkPeriod(code: RebateCodeFacts, at: Date): FieldError | undefined {
   if (at.getTime() < Date.parse(code.validFrom)) {
-    return fail('RebateCodeNotYetValid', 'Date', `Rebate code '${code.sign}' is not valid until ${code.validFrom}.`);
+    return invalid('RebateCodeNotYetValid', 'Date', `Rebate code '${code.sign}' is not valid until ${code.validFrom}.`);
   }
   if (at.getTime() > Date.parse(code.validTo)) {
-    return fail('RebateCodeExpired', 'Date', `Rebate code '${code.sign}' expired at ${code.validTo}.`);
+    return invalid('RebateCodeExpired', 'Date', `Rebate code '${code.sign}' expired at ${code.validTo}.`);
   }
   return undefined;
 }
@@ -72,7 +64,7 @@ export function checkPeriod(code: RebateCodeFacts, at: Date): RuleFailure | unde
  * FromTime..ToTime, time of day in UTC, both edges included. A window whose FromTime is
  * after its ToTime runs over midnight (22:00:00..02:00:00); one edge alone bounds one side.
  */
-export function checkTimeWindow(code: RebateCodeFacts, at: Date): RuleFailure | undefined {
+export function checkTimeWindow(code: RebateCodeFacts, at: Date): FieldError | undefined {
   if (!code.fromTime && !code.toTime) return undefined;
   const now = msOfDayUtc(at);
   const from = code.fromTime ? timespanMs(code.fromTime) : 0;
@@ -80,22 +72,22 @@ export function checkTimeWindow(code: RebateCodeFacts, at: Date): RuleFailure | 
   const inside = from <= to ? now >= from && now <= to : now >= from || now <= to;
   if (inside) return undefined;
   const window = `${code.fromTime ?? '00:00:00'}..${code.toTime ?? '24:00:00'}`;
-  return fail('RebateCodeOutsideTimeWindow', 'Date', `Rebate code '${code.sign}' is only valid between ${window} (UTC).`);
+  return invalid('RebateCodeOutsideTimeWindow', 'Date', `Rebate code '${code.sign}' is only valid between ${window} (UTC).`);
 }
 
-export function checkDayOfWeek(code: RebateCodeFacts, at: Date): RuleFailure | undefined {
+export function checkDayOfWeek(code: RebateCodeFacts, at: Date): FieldError | undefined {
   if (code.daysOfWeek.length === 0 || code.daysOfWeek.includes(isoWeekday(at))) return undefined;
   const names = WEEKDAYS.filter((d) => code.daysOfWeek.includes(d.id)).map((d) => d.english);
-  return fail('RebateCodeInvalidDayOfWeek', 'Date', `Rebate code '${code.sign}' is only valid on ${names.join(', ')}.`);
+  return invalid('RebateCodeInvalidDayOfWeek', 'Date', `Rebate code '${code.sign}' is only valid on ${names.join(', ')}.`);
 }
 
-export function checkService(code: RebateCodeFacts, serviceId: number): RuleFailure | undefined {
+export function checkService(code: RebateCodeFacts, serviceId: number): FieldError | undefined {
   if (code.serviceIds.length === 0 || code.serviceIds.includes(serviceId)) return undefined;
-  return fail('RebateCodeInvalidService', 'ServiceId', `Rebate code '${code.sign}' is not valid for service ${serviceId}.`);
+  return invalid('RebateCodeInvalidService', 'ServiceId', `Rebate code '${code.sign}' is not valid for service ${serviceId}.`);
 }
 
 /** MaxNumberOfUses reached, or no value (RemainingAmount) or no uses (RemainingUsage) left. */
-export function checkRemaining(code: RebateCodeFacts): RuleFailure | undefined {
+export function checkRemaining(code: RebateCodeFacts): FieldError | undefined {
   const why =
     code.maxNumberOfUses > 0 && code.numberOfUsesUsed >= code.maxNumberOfUses
       ? `its ${code.maxNumberOfUses} uses are used`
@@ -104,13 +96,13 @@ export function checkRemaining(code: RebateCodeFacts): RuleFailure | undefined {
         : code.remainingUsage !== null && code.remainingUsage <= 0
           ? 'no uses remain'
           : undefined;
-  return why ? fail('RebateCodeUsedUp', 'RebateCodeSign', `Rebate code '${code.sign}' is used up: ${why}.`) : undefined;
+  return why ? invalid('RebateCodeUsedUp', 'RebateCodeSign', `Rebate code '${code.sign}' is used up: ${why}.`) : undefined;
 }
 
 /** `customerUses`: the customer's Decrease transactions on the code. Without an e-mail there is no one to count. */
-export function checkCustomerLimit(code: RebateCodeFacts, customerEmail: string | undefined, customerUses: number): RuleFailure | undefined {
+export function checkCustomerLimit(code: RebateCodeFacts, customerEmail: string | undefined, customerUses: number): FieldError | undefined {
   if (code.maxNumberOfUsesPerCustomer <= 0 || !customerEmail || customerUses < code.maxNumberOfUsesPerCustomer) return undefined;
-  return fail(
+  return invalid(
     'RebateCodeCustomerLimitReached',
     'CustomerEmail',
     `Rebate code '${code.sign}' may be used ${code.maxNumberOfUsesPerCustomer} time(s) per customer; ${customerEmail} has used it ${customerUses} time(s).`,
@@ -121,17 +113,17 @@ export function checkCustomerLimit(code: RebateCodeFacts, customerEmail: string 
  * A code with connected customers is for them (and the receiver it was bought for)
  * only; e-mails compare case-insensitively.
  */
-export function checkCustomerConnected(code: RebateCodeFacts, customerEmail: string | undefined): RuleFailure | undefined {
+export function checkCustomerConnected(code: RebateCodeFacts, customerEmail: string | undefined): FieldError | undefined {
   if (code.customerEmails.length === 0) return undefined;
   const wanted = customerEmail?.trim().toLowerCase();
   const allowed = code.receiverEmail ? [...code.customerEmails, code.receiverEmail] : code.customerEmails;
   if (wanted && allowed.some((email) => email.trim().toLowerCase() === wanted)) return undefined;
-  return fail(
+  return invalid(
     'RebateCodeCustomerNotConnected',
     'CustomerEmail',
     wanted
       ? `Rebate code '${code.sign}' is not connected to the customer ${customerEmail}.`
-      : `Rebate code '${code.sign}' is connected to customers: 'Customer Email' must name one of them.`,
+      : `Rebate code '${code.sign}' is connected to customers: ${label('CustomerEmail')} must name one of them.`,
   );
 }
 
@@ -144,7 +136,7 @@ export interface IntendedUse {
 }
 
 /** Every rule that fails, in the order the contract lists them (the first is the answer's ErrorCode). */
-export function validityFailures(code: RebateCodeFacts, use: IntendedUse): RuleFailure[] {
+export function validityFailures(code: RebateCodeFacts, use: IntendedUse): FieldError[] {
   return [
     checkStatus(code),
     checkPeriod(code, use.at),
@@ -154,5 +146,5 @@ export function validityFailures(code: RebateCodeFacts, use: IntendedUse): RuleF
     checkRemaining(code),
     checkCustomerLimit(code, use.customerEmail, use.customerUses),
     checkCustomerConnected(code, use.customerEmail),
-  ].filter((failure): failure is RuleFailure => failure !== undefined);
+  ].filter((failure): failure is FieldError => failure !== undefined);
 }

@@ -2,6 +2,7 @@
  * Rules of the resources area (DeleteResource, CreateResourceType), free of HTTP and SQL
  * so tests can call them directly.
  */
+import { invalid, type FieldError } from './refusals.js';
 
 /** BookingStatusEnum of the service document: StatusId → Status name. */
 export const BOOKING_STATUS_NAMES = {
@@ -26,21 +27,20 @@ export function bookingStatusName(statusId: number): BookingStatusName {
   return name;
 }
 
-/** product-decisions §6: Unbooked (2) and Canceled (4) bookings do not block deleting their resource. */
+/**
+ * product-decisions §6: Unbooked (2) and Canceled (4) bookings do not block deleting their
+ * resource; a booking of any other status does.
+ */
 export const NON_BLOCKING_BOOKING_STATUSES: readonly number[] = [2, 4];
-
-/** product-decisions §6: a booking blocks deleting its resource unless Unbooked or Canceled. */
-export function blocksResourceDeletion(statusId: number): boolean {
-  return !NON_BLOCKING_BOOKING_STATUSES.includes(statusId);
-}
 
 export type ResourceDeletion = 'delete' | 'deactivate' | 'conflict';
 
 /**
  * What DeleteResource does: delete when no booking blocks it; otherwise keep the resource,
  * deactivated when Force is set, or refuse (409: bookings must first be unbooked).
- * `blocked`: whether any booking of the resource blocks deletion (blocksResourceDeletion);
- * the store answers that with one query that stops at the first such booking.
+ * `blocked`: whether any booking of the resource has a status outside
+ * NON_BLOCKING_BOOKING_STATUSES; the store answers that with one query that stops at the
+ * first such booking.
  */
 export function resourceDeletion(blocked: boolean, force: boolean): ResourceDeletion {
   if (!blocked) return 'delete';
@@ -51,13 +51,6 @@ export const BOOKINGS_BLOCK_DELETION =
   'The resource has bookings that must first be unbooked (or canceled) before it can be deleted; ' +
   'use Force=true to deactivate it instead.';
 
-/** A failure of one listed resource, in the FieldError shape of the API. */
-export interface MemberError {
-  ErrorCode: 'UnknownResource' | 'DuplicateResource';
-  FieldName: string;
-  Message: string;
-}
-
 /**
  * CreateResourceType: every listed resource must be one of the company's (`companyIds`,
  * the listed ids that exist in the company) and be listed once. Answers every failure,
@@ -66,15 +59,15 @@ export interface MemberError {
 export function resourceTypeMemberErrors(
   requested: readonly { Id: number }[],
   companyIds: ReadonlySet<number>,
-): MemberError[] {
-  const errors: MemberError[] = [];
+): FieldError[] {
+  const errors: FieldError[] = [];
   const seen = new Set<number>();
   requested.forEach(({ Id }, index) => {
-    const FieldName = `Resources[${index}].Id`;
+    const field = `Resources[${index}].Id`;
     if (!companyIds.has(Id)) {
-      errors.push({ ErrorCode: 'UnknownResource', FieldName, Message: `Resource ${Id} is not a resource of the company.` });
+      errors.push(invalid('UnknownResource', field, `Resource ${Id} is not a resource of the company.`));
     } else if (seen.has(Id)) {
-      errors.push({ ErrorCode: 'DuplicateResource', FieldName, Message: `Resource ${Id} is listed more than once.` });
+      errors.push(invalid('DuplicateResource', field, `Resource ${Id} is listed more than once.`));
     }
     seen.add(Id);
   });

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
-import type { FieldError } from '../http/errors.js';
+import { invalid, label, notEmpty, type FieldError, type Wording } from './refusals.js';
 
 /**
  * Rules of a webhook endpoint (service document: UpdateWebhookEndpoint; product-decisions
@@ -17,12 +17,6 @@ export const MAX_EVENT_TYPES = 100;
 export const MAX_EVENT_TYPE_LENGTH = 256;
 const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
-const fieldError = (ErrorCode: string, FieldName: string, Message: string): FieldError => ({
-  ErrorCode,
-  FieldName,
-  Message,
-});
-
 /**
  * The contract's EventTypes rules, with its codes and messages, in the order Ajv reports
  * them: 1 to 100 names, each 1..256 characters of `[A-Za-z0-9_.-]`. Names are not
@@ -30,14 +24,14 @@ const fieldError = (ErrorCode: string, FieldName: string, Message: string): Fiel
  * make the two disagree. Valid names are de-duplicated, the first occurrence keeping its place.
  */
 export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes: string[]; errors: FieldError[] } {
-  if (eventTypes.length === 0) return { eventTypes: [], errors: [fieldError('NotEmpty', 'EventTypes', EVENT_TYPES_REQUIRED)] };
+  if (eventTypes.length === 0) return { eventTypes: [], errors: [invalid('NotEmpty', 'EventTypes', EVENT_TYPES_REQUIRED)] };
   const errors: FieldError[] = [];
-  if (eventTypes.length > MAX_EVENT_TYPES) errors.push(fieldError('Length', 'EventTypes', EVENT_TYPES_TOO_MANY));
+  if (eventTypes.length > MAX_EVENT_TYPES) errors.push(invalid('Length', 'EventTypes', EVENT_TYPES_TOO_MANY));
   eventTypes.forEach((name, index) => {
     const field = `EventTypes[${index}]`;
-    if (name === '') errors.push(fieldError('NotEmpty', field, `'Event Types' must not be empty.`));
-    if (name.length > MAX_EVENT_TYPE_LENGTH) errors.push(fieldError('Length', field, EVENT_TYPE_TOO_LONG));
-    if (!EVENT_TYPE_PATTERN.test(name)) errors.push(fieldError('RegularExpression', field, EVENT_TYPE_PATTERN_MESSAGE));
+    if (name === '') errors.push(notEmpty(field));
+    if (name.length > MAX_EVENT_TYPE_LENGTH) errors.push(invalid('Length', field, EVENT_TYPE_TOO_LONG));
+    if (!EVENT_TYPE_PATTERN.test(name)) errors.push(invalid('RegularExpression', field, EVENT_TYPE_PATTERN_MESSAGE));
   });
   return { eventTypes: errors.length > 0 ? [] : [...new Set(eventTypes)], errors };
 }
@@ -47,22 +41,23 @@ export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes
  * with a port from 1 to 65535 (WHATWG URL takes `:0`, which names no service).
  */
 export function checkUrlShape(url: string): FieldError[] {
-  const refuse = (message: string) => [fieldError('InvalidUrl', 'Url', message)];
-  const badPort = `'Url' must have a port from 1 to 65535.`;
+  const refuse = (message: Wording) => [invalid('InvalidUrl', 'Url', message)];
+  const badPort = (name: string) => `${name} must have a port from 1 to 65535.`;
+  const notAbsolute = (name: string) => `${name} must be an absolute http or https URL.`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     // A port above 65535 makes the whole URL invalid; name the actual mistake.
     const port = /^https?:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(url)?.[1];
-    return refuse(port !== undefined && Number(port) > 65535 ? badPort : `'Url' must be an absolute http or https URL.`);
+    return refuse(port !== undefined && Number(port) > 65535 ? badPort : notAbsolute);
   }
   // `http:host` parses too; a webhook target must be written out in full.
   if (!/^https?:\/\//i.test(url) || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    return refuse(`'Url' must be an absolute http or https URL.`);
+    return refuse(notAbsolute);
   }
-  if (parsed.hostname === '') return refuse(`'Url' must name a host.`);
-  if (parsed.username !== '' || parsed.password !== '') return refuse(`'Url' must not contain credentials.`);
+  if (parsed.hostname === '') return refuse((name) => `${name} must name a host.`);
+  if (parsed.username !== '' || parsed.password !== '') return refuse((name) => `${name} must not contain credentials.`);
   if (parsed.port === '0') return refuse(badPort);
   return [];
 }
@@ -145,7 +140,7 @@ export function isLocalHostName(host: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost') || name === 'metadata.google.internal';
 }
 
-export const UNSAFE_URL_MESSAGE = `'Url' must not point to a private, loopback, link-local or other non-public address.`;
+export const UNSAFE_URL_MESSAGE = `${label('Url')} must not point to a private, loopback, link-local or other non-public address.`;
 
 /**
  * Save-time check (UnsafeUrl) of a URL that passed checkUrlShape: a literal IP must be
@@ -159,5 +154,5 @@ export function checkUrlSafety(url: string, options: { allowPrivateTargets: bool
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(host) !== 0;
   const safe = literal ? isPublicAddress(host) : !isLocalHostName(host);
-  return safe ? [] : [fieldError('UnsafeUrl', 'Url', UNSAFE_URL_MESSAGE)];
+  return safe ? [] : [invalid('UnsafeUrl', 'Url', UNSAFE_URL_MESSAGE)];
 }

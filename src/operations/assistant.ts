@@ -1,5 +1,5 @@
 import { budget, tokenLimit, usageWindow } from '../domain/mcp-usage.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../domain/refusals.js';
 import { mcpUsageRepository } from '../store/repositories/mcp-usage.js';
 import type { HandlersOf } from './types.js';
 

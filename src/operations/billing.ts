@@ -6,13 +6,8 @@ import type { HandlersOf, Schemas } from './types.js';
 type BillingMethod = Schemas['BillingMethodQueryResponse'];
 
 /** Countries is always a list (empty when the method names no country). */
-export const toBillingMethod = (row: BillingMethodRow): BillingMethod =>
-  compact({
-    Id: row.id,
-    Name: row.name,
-    Description: row.description,
-    Countries: row.countries,
-  }) as BillingMethod;
+export const toBillingMethod = (row: BillingMethodRow) =>
+  compact<BillingMethod>({ Id: row.id, Name: row.name, Description: row.description, Countries: row.countries });
 
 const BILLING_METHOD_FIELDS = itemFields<BillingMethod>({ Id: true, Name: true, Description: true, Countries: true });
 

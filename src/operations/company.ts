@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalid, refused } from '../domain/refusals.js';
 
 /**
  * A write that creates a company's row must name a company the store holds: a superadmin
@@ -7,6 +7,6 @@ import { badRequest } from '../http/errors.js';
  */
 export async function requireCompany(companies: { exists(companyId: string): Promise<boolean> }, companyId: string): Promise<void> {
   if (!(await companies.exists(companyId))) {
-    throw badRequest('UnknownCompany', `Company ${companyId} does not exist.`, 'CompanyId');
+    throw refused(invalid('UnknownCompany', 'CompanyId', `Company ${companyId} does not exist.`));
   }
 }

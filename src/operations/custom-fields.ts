@@ -1,34 +1,34 @@
-import { notFound } from '../http/errors.js';
+import { notFound } from '../domain/refusals.js';
 import { customFieldsRepository, type CustomFieldRecord } from '../store/repositories/custom-fields.js';
-import { bool, compact, opt } from '../store/rows.js';
+import { bool, compact } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 /** Row → CustomFieldQueryResponse, nested lists included (the one mapping of this area). */
-export const toCustomField = ({ field, values, services }: CustomFieldRecord): Schemas['CustomFieldQueryResponse'] =>
-  compact({
+export const toCustomField = ({ field, values, services }: CustomFieldRecord) =>
+  compact<Schemas['CustomFieldQueryResponse']>({
     Id: field.id,
     CompanyId: field.company_id,
-    GroupId: opt(field.group_id),
+    GroupId: field.group_id,
     FieldId: field.field_id,
     Name: field.name,
-    Width: opt(field.width),
-    Column: opt(field.column_name),
-    Description: opt(field.description),
+    Width: field.width,
+    Column: field.column_name,
+    Description: field.description,
     DataType: field.data_type,
-    DefaultValue: opt(field.default_value),
+    DefaultValue: field.default_value,
     IsMandatory: bool(field.is_mandatory),
-    MandatoryErrorMessage: opt(field.mandatory_error_message),
-    MaxLength: opt(field.max_length),
+    MandatoryErrorMessage: field.mandatory_error_message,
+    MaxLength: field.max_length,
     MultipleLineText: bool(field.multiple_line_text),
-    RegEx: opt(field.reg_ex),
-    RegExId: opt(field.reg_ex_id),
-    RegExErrorMessage: opt(field.reg_ex_error_message),
+    RegEx: field.reg_ex,
+    RegExId: field.reg_ex_id,
+    RegExErrorMessage: field.reg_ex_error_message,
     IsPublic: bool(field.is_public),
     IsHidden: bool(field.is_hidden),
     SortOrder: field.sort_order,
-    Table: opt(field.table_name),
+    Table: field.table_name,
     Values: values.map((v) => ({ Id: v.id, Active: bool(v.active), SortOrder: v.sort_order, Value: v.value })),
-    Services: services.map((s) => compact({ Id: s.id, Name: s.name, ImageUrl: opt(s.image_url) })),
+    Services: services.map((s) => compact<Schemas['CustomFieldServiceResponse']>({ Id: s.id, Name: s.name, ImageUrl: s.image_url })),
   });
 
 export const customFieldHandlers: HandlersOf<'DeleteCustomField'> = {

@@ -1,5 +1,5 @@
 import { checkTemplate } from '../domain/messages.js';
-import { validationFailed } from '../http/errors.js';
+import { refused } from '../domain/refusals.js';
 import {
   messagesRepository,
   type MessageServiceRow,
@@ -7,18 +7,14 @@ import {
   type MessageTypeRow,
 } from '../store/repositories/messages.js';
 import { companiesRepository } from '../store/repositories/companies.js';
-import { bool, compact, opt } from '../store/rows.js';
+import { bool, compact } from '../store/rows.js';
 import { requireCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
-export const toMessageType = (row: MessageTypeRow): Schemas['MessageTypeQueryResponse'] =>
-  compact({
-    Id: row.id,
-    Name: row.name,
-    Description: opt(row.description),
-    MaxCharacters: row.max_characters,
-    DefaultText: opt(row.default_text),
-    SendMethodId: row.send_method_id,
+export const toMessageType = (row: MessageTypeRow) =>
+  compact<Schemas['MessageTypeQueryResponse']>({
+    Id: row.id, Name: row.name, Description: row.description,
+    MaxCharacters: row.max_characters, DefaultText: row.default_text, SendMethodId: row.send_method_id,
   });
 
 /** Row → MessageTemplatesQueryResponse; `services` empty means valid for all services. */
@@ -26,17 +22,17 @@ export const toMessageTemplate = (
   row: MessageTemplateRow,
   type: MessageTypeRow,
   services: MessageServiceRow[],
-): Schemas['MessageTemplatesQueryResponse'] =>
-  compact({
+) =>
+  compact<Schemas['MessageTemplatesQueryResponse']>({
     Id: row.id,
     Name: row.name,
     Title: row.title,
     Body: row.body,
-    Sender: opt(row.sender),
+    Sender: row.sender,
     Default: bool(row.is_default),
     MessageType: toMessageType(type),
-    Language: opt(row.language),
-    Services: services.map((s) => compact({ Id: s.id, Name: s.name, ImageUrl: opt(s.image_url) })),
+    Language: row.language,
+    Services: services.map((s) => compact<Schemas['MessageServices']>({ Id: s.id, Name: s.name, ImageUrl: s.image_url })),
   });
 
 export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
@@ -52,7 +48,8 @@ export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
     const owned = await repository.companyServices(company, body.Services ?? []);
     const rule = type && { id: type.id, maxCharacters: type.max_characters, sendMethodId: type.send_method_id };
     const checked = checkTemplate(body, rule, new Set(owned.map((s) => s.id)));
-    if (checked.errors.length > 0 || !type) throw validationFailed(checked.errors);
+    // An unknown TypeId is one of the errors.
+    if (checked.errors.length > 0 || !type) throw refused(checked.errors);
 
     const row = await repository.create(
       {

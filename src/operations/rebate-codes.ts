@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { badRequest, notFound, validationFailed } from '../http/errors.js';
 import { differenceComment, differingDetails, type CustomerDetails } from '../domain/rebate-code-customer.js';
 import { rebateCodeFromArticle } from '../domain/rebate-code-from-article.js';
-import { INCLUDE_ALL, rebateCodeAudience, toFacts, toRebateCode, toTransaction } from '../domain/rebate-code-response.js';
+import { rebateCodeAudience } from '../domain/rebate-code-privacy.js';
 import { withUniqueSign } from '../domain/rebate-code-sign.js';
 import { insufficientBalance, planTransaction, type TransactionRequest } from '../domain/rebate-code-transactions.js';
-import { validityFailures, type RuleFailure } from '../domain/rebate-codes.js';
+import { validityFailures } from '../domain/rebate-codes.js';
+import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
 import { customersRepository } from '../store/repositories/customers.js';
 import { inTransaction, isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository } from '../store/repositories/rebate-codes.js';
 import { bool } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 import { rebateCodeSignKey } from '../store/sign-key.js';
+import { INCLUDE_ALL, toCustomerDetails, toFacts, toRebateCode, toTransaction } from './rebate-codes.mappers.js';
 import type { BodyOf, HandlersOf } from './types.js';
 
 type Purchase = BodyOf<'CreateArticleRebateCode'>;
-
-/** A rule's refusal: 400 with the rule's ErrorCode and Message, and the field at fault. */
-const refused = (failure: RuleFailure) => badRequest(failure.errorCode, failure.message, failure.fieldName);
 
 /**
  * The buyer as the code's customer, inside the purchase's transaction: a customer named by
@@ -34,20 +32,14 @@ async function buyerId(tx: { db: Kysely<Database> }, companyId: string, body: Pu
   let existing;
   if (buyer.CustomerId) {
     existing = await customers.findById(companyId, buyer.CustomerId);
-    if (!existing) throw badRequest('InvalidCustomerId', "'Customer Id' must be a customer of the company.", 'Customer.CustomerId');
+    if (!existing) throw refused(notOfCompany('InvalidCustomerId', 'Customer.CustomerId', 'a customer'));
   } else if (!email) {
-    throw badRequest('NotEmpty', "'Customer Email' must not be empty when no 'Customer Id' is given.", 'Customer.Email');
+    throw refused(notEmpty('Customer.Email', `no ${label('CustomerId')} is given`));
   } else {
     existing = await customers.findByEmail(companyId, email);
   }
   if (existing) {
-    const profile: CustomerDetails = {
-      Email: existing.email, Firstname: existing.firstname, Lastname: existing.lastname, Phone: existing.phone,
-      PersonalIdentityNumber: existing.personal_identity_number, CorporateIdentityNumber: existing.corporate_identity_number,
-      InvoiceAddress1: existing.invoice_address1, InvoiceAddress2: existing.invoice_address2, InvoiceCity: existing.invoice_city,
-      InvoicePostalCode: existing.invoice_postal_code, InvoiceCountryCode: existing.invoice_country_code,
-    };
-    const line = differenceComment(differingDetails(profile, supplied), now);
+    const line = differenceComment(differingDetails(toCustomerDetails(existing), supplied), now);
     if (line) await customers.appendComment(companyId, existing.id, line);
     return existing.id;
   }
@@ -82,7 +74,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
       (sign) =>
         inTransaction(store, async (tx) => {
           if (receiver?.CustomerId && !(await customersRepository(tx).findById(company, receiver.CustomerId))) {
-            throw badRequest('InvalidCustomerId', "'Receiver Customer Id' must be a customer of the company.", 'Receiver.CustomerId');
+            throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
           }
           const customerId = await buyerId(tx, company, body, now);
           return rebateCodesRepository(tx).insert(
@@ -118,9 +110,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     const customerUses = email && code.max_number_of_uses_per_customer > 0 ? await codes.countCustomerDecreases(code.id, email) : 0;
     const at = query.Date ? new Date(query.Date) : new Date();
     const failures = validityFailures(toFacts(code, loaded), { at, serviceId: query.ServiceId, customerEmail: email, customerUses });
-    if (failures.length > 0) {
-      throw validationFailed(failures.map((f) => ({ ErrorCode: f.errorCode, FieldName: f.fieldName, Message: f.message })));
-    }
+    refuseAny(failures);
     return toRebateCode(loaded, {
       services: query.IncludeConnectedServices,
       daysOfWeek: query.IncludeConnectedDaysOfWeek === true,
@@ -133,7 +123,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     const code = await codes.findById(company, body.RebateCodeId);
     if (!code) throw notFound(`Rebate code ${body.RebateCodeId} not found.`);
     const booking = body.BookingId == null ? undefined : await codes.transactions.booking(company, body.BookingId);
-    if (body.BookingId != null && !booking) throw badRequest('InvalidBookingId', "'Booking Id' must be a booking of the company.", 'BookingId');
+    if (body.BookingId != null && !booking) throw refused(notOfCompany('InvalidBookingId', 'BookingId', 'a booking'));
     const request: TransactionRequest = { amount: body.Amount, usage: body.Usage, changeType: body.ChangeType };
     const now = new Date();
     const at = now.toISOString();

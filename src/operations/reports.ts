@@ -6,29 +6,21 @@ import type { HandlersOf, Schemas } from './types.js';
 type Printout = Schemas['PrintoutQueryResponse'];
 
 /** Empty cells are stored as SQL null and omitted, like every null of the API. */
-export const toPrintout = (row: PrintoutRow): Printout =>
-  compact({
+export const toPrintout = (row: PrintoutRow) =>
+  compact<Printout>({
     Id: row.id,
     Name: row.name,
-    HeaderLeftCell: row.header_left_cell,
-    HeaderMiddleCell: row.header_middle_cell,
-    HeaderRightCell: row.header_right_cell,
+    HeaderLeftCell: row.header_left_cell, HeaderMiddleCell: row.header_middle_cell, HeaderRightCell: row.header_right_cell,
     BodyCell: row.body_cell,
-    FooterLeftCell: row.footer_left_cell,
-    FooterMiddleCell: row.footer_middle_cell,
-    FooterRightCell: row.footer_right_cell,
-  }) as Printout;
+    FooterLeftCell: row.footer_left_cell, FooterMiddleCell: row.footer_middle_cell, FooterRightCell: row.footer_right_cell,
+  });
 
 const PRINTOUT_FIELDS = itemFields<Printout>({
   Id: true,
   Name: true,
-  HeaderLeftCell: true,
-  HeaderMiddleCell: true,
-  HeaderRightCell: true,
+  HeaderLeftCell: true, HeaderMiddleCell: true, HeaderRightCell: true,
   BodyCell: true,
-  FooterLeftCell: true,
-  FooterMiddleCell: true,
-  FooterRightCell: true,
+  FooterLeftCell: true, FooterMiddleCell: true, FooterRightCell: true,
 });
 
 export const reportHandlers: HandlersOf<'BookingPrintoutQuery'> = {

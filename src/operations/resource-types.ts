@@ -1,5 +1,5 @@
 import { resourceTypeMemberErrors } from '../domain/resources.js';
-import { badRequest, validationFailed } from '../http/errors.js';
+import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
 import { bool, compact } from '../store/rows.js';
 import { requireCompany } from './company.js';
@@ -7,8 +7,8 @@ import type { HandlersOf, Schemas } from './types.js';
 
 // Row → API mapping of resource types. `compact` drops SQL nulls (the API omits them).
 
-const toMember = (r: MemberRow): Schemas['ResourceTypeResource'] =>
-  compact({
+const toMember = (r: MemberRow) =>
+  compact<Schemas['ResourceTypeResource']>({
     Id: r.id,
     Name: r.name,
     Active: bool(r.active),
@@ -23,10 +23,10 @@ const toMember = (r: MemberRow): Schemas['ResourceTypeResource'] =>
     // The reminders are nullable on the resource; "not set" reads as "no reminder" here.
     EmailReminder: bool(r.send_email_reminder),
     SMSReminder: bool(r.send_sms_reminder),
-  }) as Schemas['ResourceTypeResource'];
+  });
 
-export const toResourceType = ({ type, resources }: FullResourceType): Schemas['ResourceTypeQueryResponse'] =>
-  compact({
+export const toResourceType = ({ type, resources }: FullResourceType) =>
+  compact<Schemas['ResourceTypeQueryResponse']>({
     Id: type.id,
     Name: type.name,
     Description: type.description,
@@ -35,7 +35,7 @@ export const toResourceType = ({ type, resources }: FullResourceType): Schemas['
     Active: bool(type.active),
     Created: type.created,
     Updated: type.updated,
-  }) as Schemas['ResourceTypeQueryResponse'];
+  });
 
 export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
   /**
@@ -43,13 +43,12 @@ export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
    * write, inside the same transaction, so a refused request writes nothing.
    */
   async CreateResourceType({ body, companyId: company, store }) {
-    if (body.Name.trim() === '') throw badRequest('NotEmpty', "'Name' must not be empty.", 'Name');
+    if (body.Name.trim() === '') throw refused(notEmpty('Name'));
     const requested = body.Resources ?? [];
     const created = await resourceTypesRepository(store).transaction(async (repo) => {
       await requireCompany(repo.companies, company);
       const known = await repo.companyResourceIds(company, requested.map((r) => r.Id));
-      const errors = resourceTypeMemberErrors(requested, known);
-      if (errors.length > 0) throw validationFailed(errors);
+      refuseAny(resourceTypeMemberErrors(requested, known));
       return repo.create({
         companyId: company,
         name: body.Name,

@@ -1,5 +1,5 @@
 import { BOOKINGS_BLOCK_DELETION, NON_BLOCKING_BOOKING_STATUSES, bookingStatusName, resourceDeletion } from '../domain/resources.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../domain/refusals.js';
 import {
   resourcesRepository,
   type BookingRow,
@@ -13,53 +13,38 @@ import type { HandlersOf, Schemas } from './types.js';
 
 // Row → API mapping of the resources area. `compact` drops SQL nulls (the API omits them).
 
-const toException = (row: ExceptionRow): Schemas['TimeException'] =>
-  compact({
+const toException = (row: ExceptionRow) =>
+  compact<Schemas['TimeException']>({
     Id: row.id,
-    IsRecurring: bool(row.is_recurring),
-    IsBlock: bool(row.is_block),
-    ReasonText: row.reason_text,
-    ReasonTextPublic: row.reason_text_public,
-    From: row.from,
-    To: row.to,
+    IsRecurring: bool(row.is_recurring), IsBlock: bool(row.is_block),
+    ReasonText: row.reason_text, ReasonTextPublic: row.reason_text_public,
+    From: row.from, To: row.to,
     ResourceIds: row.resource_ids,
-  }) as Schemas['TimeException'];
+  });
 
-const toCustomer = (row: CustomerRow): Schemas['BookedCustomer'] =>
-  compact({
-    Id: row.id,
-    Firstname: row.firstname,
-    Lastname: row.lastname,
-    Email: row.email,
-    Phone: row.phone,
-    SocialUserName: row.social_user_name,
-    ImageUrl: row.image_url,
-    PersonalIdentityNumber: row.personal_identity_number,
-    CorporateIdentityNumber: row.corporate_identity_number,
-    InvoiceAddress1: row.invoice_address1,
-    InvoiceAddress2: row.invoice_address2,
-    InvoiceCity: row.invoice_city,
-    InvoicePostalCode: row.invoice_postal_code,
-    InvoiceCountryCode: row.invoice_country_code,
+const toCustomer = (row: CustomerRow) =>
+  compact<Schemas['BookedCustomer']>({
+    Id: row.id, Firstname: row.firstname, Lastname: row.lastname,
+    Email: row.email, Phone: row.phone, SocialUserName: row.social_user_name, ImageUrl: row.image_url,
+    PersonalIdentityNumber: row.personal_identity_number, CorporateIdentityNumber: row.corporate_identity_number,
+    InvoiceAddress1: row.invoice_address1, InvoiceAddress2: row.invoice_address2, InvoiceCity: row.invoice_city,
+    InvoicePostalCode: row.invoice_postal_code, InvoiceCountryCode: row.invoice_country_code,
     Tags: row.tags.map(toTag),
-  }) as Schemas['BookedCustomer'];
+  });
 
-const toBookedTime = (row: BookingRow): Schemas['BookedTime'] =>
-  compact({
+const toBookedTime = (row: BookingRow) =>
+  compact<Schemas['BookedTime']>({
     Id: row.id,
     ServiceId: row.service_id,
-    From: row.from,
-    To: row.to,
-    BookedSpots: row.booked_spots,
-    TotalSpots: row.total_spots,
+    From: row.from, To: row.to,
+    BookedSpots: row.booked_spots, TotalSpots: row.total_spots,
     PauseAfterInMinutes: row.pause_after_in_minutes,
-    StatusId: row.status_id,
-    Status: bookingStatusName(row.status_id),
+    StatusId: row.status_id, Status: bookingStatusName(row.status_id),
     Customer: row.customer && toCustomer(row.customer),
-  }) as Schemas['BookedTime'];
+  });
 
-export const toResource = ({ resource: r, exceptions, bookings }: FullResource): Schemas['ResourceQueryResponse'] =>
-  compact({
+export const toResource = ({ resource: r, exceptions, bookings }: FullResource) =>
+  compact<Schemas['ResourceQueryResponse']>({
     Id: r.id,
     Name: r.name,
     Description: r.description,
@@ -79,7 +64,7 @@ export const toResource = ({ resource: r, exceptions, bookings }: FullResource):
     Bookings: bookings.map(toBookedTime),
     Created: r.created,
     Updated: r.updated,
-  }) as Schemas['ResourceQueryResponse'];
+  });
 
 export const resourceHandlers: HandlersOf<'DeleteResource'> = {
   /**

@@ -1,19 +1,13 @@
-import { notFound } from '../http/errors.js';
+import { notFound } from '../domain/refusals.js';
 import { tagsRepository, type TagRow } from '../store/repositories/tags.js';
 import { bool, compact } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
-export const toTag = (row: TagRow): Schemas['TagResponse'] =>
-  compact({
-    Id: row.id,
-    CompanyId: row.company_id,
-    Name: row.name,
-    Scope: row.scope,
-    Color: row.color,
-    SortOrder: row.sort_order,
-    Active: bool(row.active),
-    CreatedDate: row.created_date,
-  }) as Schemas['TagResponse'];
+export const toTag = (row: TagRow) =>
+  compact<Schemas['TagResponse']>({
+    Id: row.id, CompanyId: row.company_id, Name: row.name, Scope: row.scope,
+    Color: row.color, SortOrder: row.sort_order, Active: bool(row.active), CreatedDate: row.created_date,
+  });
 
 export const tagHandlers: HandlersOf<'DeleteTag'> = {
   /** Soft delete: the tag is kept with Active = false. */

@@ -1,15 +1,15 @@
 import { checkUrlSafety, checkUrlShape, normalizeEventTypes } from '../domain/webhooks.js';
-import { notFound, validationFailed } from '../http/errors.js';
+import { notFound, refuseAny } from '../domain/refusals.js';
 import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
-import { bool, compact, opt } from '../store/rows.js';
+import { bool, compact } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 /** Row → WebhookEndpoint, the Secret included (the caller administers the endpoint). */
-export const toWebhookEndpoint = (row: WebhookEndpointRow): Schemas['WebhookEndpoint'] =>
-  compact({
+export const toWebhookEndpoint = (row: WebhookEndpointRow) =>
+  compact<Schemas['WebhookEndpoint']>({
     Id: row.id,
     Url: row.url,
-    Description: opt(row.description),
+    Description: row.description,
     Disabled: bool(row.disabled),
     EventTypes: JSON.parse(row.event_types) as string[],
     Secret: row.secret,
@@ -24,14 +24,12 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
    */
   async UpdateWebhookEndpoint({ params, body, companyId: company, store, config }) {
     const events = normalizeEventTypes(body.EventTypes);
-    const shapeErrors = [...checkUrlShape(body.Url), ...events.errors];
-    if (shapeErrors.length > 0) throw validationFailed(shapeErrors);
+    refuseAny([...checkUrlShape(body.Url), ...events.errors]);
 
     const repository = webhooksRepository(store);
     if (!(await repository.find(company, params.Id))) throw notFound('Webhook endpoint not found.');
 
-    const unsafe = checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
-    if (unsafe.length > 0) throw validationFailed(unsafe);
+    refuseAny(checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }));
 
     const row = await repository.replace(company, params.Id, {
       url: body.Url,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { SUPERADMIN, type Caller } from '../auth/authenticate.js';
-import { badRequest, forbidden, unauthorized } from '../http/errors.js';
+import { notEmpty, refused } from '../domain/refusals.js';
+import { forbidden, unauthorized } from '../http/errors.js';
 import type { RouteContract } from './route-contract.js';
 
 declare module 'fastify' {
@@ -49,7 +50,7 @@ export function accessHooks(route: RouteContract) {
     resolveCompany(request: FastifyRequest): void {
       if (!route.actsOnCompany) return;
       const company = requested(request.query) ?? requested(request.body) ?? request.caller?.companyId;
-      if (!company) throw badRequest('NotEmpty', "'Company Id' must not be empty.", 'CompanyId');
+      if (!company) throw refused(notEmpty('CompanyId'));
       request.companyId = company.toLowerCase();
     },
   };

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
 import { toCsv } from '../http/csv.js';
 import { ApiError } from '../http/errors.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
@@ -38,9 +39,16 @@ const statusCodes: Record<number, string> = {
   503: 'ServiceUnavailable',
 };
 
+/** The status code of each kind of domain Refusal: the one place a refusal becomes HTTP. */
+const refusalStatus: Record<RefusalKind, number> = { validation: 400, notFound: 404, conflict: 409 };
+
+const fromRefusal = (refusal: Refusal) =>
+  new ApiError(refusalStatus[refusal.kind], refusal.errorCode, refusal.message, [...refusal.errors]);
+
 /** Maps any error of any layer to an ApiError; undefined means "unexpected" (500). */
-export function toApiError(error: AnyError, request: FastifyRequest): ApiError | undefined {
+export function toApiError(error: AnyError | Refusal, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  if (error instanceof Refusal) return fromRefusal(error);
   // The security scheme's own refusal says why (no token, an expired one), not the glue's summary.
   const cause = error.name === 'Unauthorized' ? error.errors?.find((e) => e instanceof ApiError) : undefined;
   if (cause) return cause as ApiError;
@@ -49,7 +57,7 @@ export function toApiError(error: AnyError, request: FastifyRequest): ApiError |
       return new ApiError(400, 'NotEmpty', 'The request body is required.');
     }
     const errors = toFieldErrors(error.validation, error.validationContext === 'body' ? 'Body' : 'Request');
-    if (errors.length > 0) return new ApiError(400, errors[0].ErrorCode, errors[0].Message, errors);
+    if (errors.length > 0) return fromRefusal(refused(errors));
   }
   const mapped = error.code ? byCode[error.code] : undefined;
   if (mapped) return mapped(error);

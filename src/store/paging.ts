@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { badRequest } from '../http/errors.js';
+import { invalid, refused } from '../domain/refusals.js';
 
 /** The common query parameters of the query operations (AutoQuery-style). */
 export interface PageRequest {
@@ -39,7 +39,7 @@ export function pageWindow(request: PageRequest): { offset: number; limit: numbe
 /**
  * OrderBy and OrderByDesc (comma-separated; a `-` prefix inverts one field; OrderBy's
  * fields first) mapped to columns through `sortable` (API field → column), so no caller
- * text ever reaches SQL. An unknown field is 400 naming the parameter.
+ * text ever reaches SQL. An unknown field is refused (InvalidOrderBy) naming the parameter.
  */
 export function parseOrdering(request: PageRequest, sortable: Record<string, string>): Ordering[] {
   const byLowerName = new Map(Object.entries(sortable).map(([field, column]) => [field.toLowerCase(), column]));
@@ -53,10 +53,12 @@ export function parseOrdering(request: PageRequest, sortable: Record<string, str
       const name = inverted ? item.slice(1).trim() : item;
       const column = byLowerName.get(name.toLowerCase());
       if (!column) {
-        throw badRequest(
-          'InvalidOrderBy',
-          `'${item.slice(0, 100)}' is not a field that ${parameter} can use; use one of: ${Object.keys(sortable).join(', ')}.`,
-          parameter,
+        throw refused(
+          invalid(
+            'InvalidOrderBy',
+            parameter,
+            `'${item.slice(0, 100)}' is not a field that ${parameter} can use; use one of: ${Object.keys(sortable).join(', ')}.`,
+          ),
         );
       }
       const descending = (parameter === 'OrderByDesc') !== inverted;

@@ -66,16 +66,16 @@ t.test('gift and value cards take their value from Price, punch tickets from Amo
 
 t.test('only PunchTicket, ValueCard and GiftCard articles become codes', async (t) => {
   for (const type of [1, 2, 6]) {
-    t.match(rebateCodeFromArticle(article({ articleTypeId: type }), now).failure, { errorCode: 'InvalidArticleType', fieldName: 'ArticleId', message: new RegExp(`is of type ${type}`) });
+    t.match(rebateCodeFromArticle(article({ articleTypeId: type }), now).failure, { ErrorCode: 'InvalidArticleType', FieldName: 'ArticleId', Message: new RegExp(`is of type ${type}`) });
   }
 });
 
 t.test('an inactive article, or one without ValidDays, Price or Amount, is refused', async (t) => {
-  t.match(rebateCodeFromArticle(article({ active: false }), now).failure, { errorCode: 'ArticleInactive', fieldName: 'ArticleId' });
-  t.match(rebateCodeFromArticle(article({ validDays: null }), now).failure, { errorCode: 'InvalidArticle', message: /no ValidDays/ });
-  t.match(rebateCodeFromArticle(article({ validDays: 0 }), now).failure, { errorCode: 'InvalidArticle' });
-  t.match(rebateCodeFromArticle(article({ price: 0 }), now).failure, { errorCode: 'InvalidArticle', message: /no Price/ });
-  t.match(rebateCodeFromArticle(article({ articleTypeId: 3, amount: null }), now).failure, { errorCode: 'InvalidArticle', message: /no Amount/ });
+  t.match(rebateCodeFromArticle(article({ active: false }), now).failure, { ErrorCode: 'ArticleInactive', FieldName: 'ArticleId' });
+  t.match(rebateCodeFromArticle(article({ validDays: null }), now).failure, { ErrorCode: 'InvalidArticle', Message: /no ValidDays/ });
+  t.match(rebateCodeFromArticle(article({ validDays: 0 }), now).failure, { ErrorCode: 'InvalidArticle' });
+  t.match(rebateCodeFromArticle(article({ price: 0 }), now).failure, { ErrorCode: 'InvalidArticle', Message: /no Price/ });
+  t.match(rebateCodeFromArticle(article({ articleTypeId: 3, amount: null }), now).failure, { ErrorCode: 'InvalidArticle', Message: /no Amount/ });
 });
 
 t.test('only supplied details that differ from the profile are recorded', async (t) => {

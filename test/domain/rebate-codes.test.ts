@@ -34,24 +34,24 @@ const at = (iso: string) => new Date(iso);
 
 t.test('status: only Active (1) passes; Inactive and Expired fail as RebateCodeInactive', async (t) => {
   t.equal(checkStatus(code({ statusId: 1 })), undefined);
-  t.match(checkStatus(code({ statusId: 2 })), { errorCode: 'RebateCodeInactive', fieldName: 'RebateCodeSign', message: /not active \(its status is Inactive\)/ });
-  t.match(checkStatus(code({ statusId: 3 })), { errorCode: 'RebateCodeInactive', message: /Expired/ });
+  t.match(checkStatus(code({ statusId: 2 })), { ErrorCode: 'RebateCodeInactive', FieldName: 'RebateCodeSign', Message: /not active \(its status is Inactive\)/ });
+  t.match(checkStatus(code({ statusId: 3 })), { ErrorCode: 'RebateCodeInactive', Message: /Expired/ });
 });
 
 t.test('period: ValidFrom and ValidTo are both valid instants, one millisecond outside is not', async (t) => {
   t.equal(checkPeriod(base, at('2026-06-01T00:00:00.000Z')), undefined, 'the instant of ValidFrom');
   t.equal(checkPeriod(base, at('2026-06-30T23:59:59.000Z')), undefined, 'the instant of ValidTo');
-  t.match(checkPeriod(base, at('2026-05-31T23:59:59.999Z')), { errorCode: 'RebateCodeNotYetValid', fieldName: 'Date', message: /not valid until 2026-06-01T00:00:00.000Z/ });
-  t.match(checkPeriod(base, at('2026-06-30T23:59:59.001Z')), { errorCode: 'RebateCodeExpired', fieldName: 'Date', message: /expired at 2026-06-30T23:59:59.000Z/ });
+  t.match(checkPeriod(base, at('2026-05-31T23:59:59.999Z')), { ErrorCode: 'RebateCodeNotYetValid', FieldName: 'Date', Message: /not valid until 2026-06-01T00:00:00.000Z/ });
+  t.match(checkPeriod(base, at('2026-06-30T23:59:59.001Z')), { ErrorCode: 'RebateCodeExpired', FieldName: 'Date', Message: /expired at 2026-06-30T23:59:59.000Z/ });
 });
 
 t.test('time window: both edges are inside (UTC), a millisecond beyond is outside', async (t) => {
   const windowed = code({ fromTime: '08:00:00', toTime: '17:00:00' });
   t.equal(checkTimeWindow(windowed, at('2026-06-10T08:00:00.000Z')), undefined, 'FromTime itself');
   t.equal(checkTimeWindow(windowed, at('2026-06-10T17:00:00.000Z')), undefined, 'ToTime itself');
-  t.match(checkTimeWindow(windowed, at('2026-06-10T07:59:59.999Z')), { errorCode: 'RebateCodeOutsideTimeWindow', fieldName: 'Date', message: /08:00:00\.\.17:00:00 \(UTC\)/ });
-  t.match(checkTimeWindow(windowed, at('2026-06-10T17:00:00.001Z')), { errorCode: 'RebateCodeOutsideTimeWindow' });
-  t.match(checkTimeWindow(windowed, at('2026-06-10T09:00:00.000+02:00')), { errorCode: 'RebateCodeOutsideTimeWindow' }, '09:00+02:00 is 07:00 UTC');
+  t.match(checkTimeWindow(windowed, at('2026-06-10T07:59:59.999Z')), { ErrorCode: 'RebateCodeOutsideTimeWindow', FieldName: 'Date', Message: /08:00:00\.\.17:00:00 \(UTC\)/ });
+  t.match(checkTimeWindow(windowed, at('2026-06-10T17:00:00.001Z')), { ErrorCode: 'RebateCodeOutsideTimeWindow' });
+  t.match(checkTimeWindow(windowed, at('2026-06-10T09:00:00.000+02:00')), { ErrorCode: 'RebateCodeOutsideTimeWindow' }, '09:00+02:00 is 07:00 UTC');
 });
 
 t.test('time window: no window is all day; one edge bounds one side; a window may run over midnight', async (t) => {
@@ -73,34 +73,34 @@ t.test('weekdays: 1 Monday .. 7 Sunday, in UTC', async (t) => {
     t.equal(isoWeekday(instant), day, `day ${day}`);
     t.equal(checkDayOfWeek(code({ daysOfWeek: [day] }), instant), undefined, `valid on its own day ${day}`);
     const other = day === 7 ? 1 : day + 1;
-    t.match(checkDayOfWeek(code({ daysOfWeek: [other] }), instant), { errorCode: 'RebateCodeInvalidDayOfWeek', fieldName: 'Date' }, `not on day ${day}`);
+    t.match(checkDayOfWeek(code({ daysOfWeek: [other] }), instant), { ErrorCode: 'RebateCodeInvalidDayOfWeek', FieldName: 'Date' }, `not on day ${day}`);
   }
   t.equal(isoWeekday(at('2026-06-14T23:59:59.999Z')), 7, 'Sunday is 7, not 0');
   t.equal(isoWeekday(at('2026-06-15T00:30:00.000+02:00')), 7, 'the UTC day counts (Sunday 22:30 UTC)');
   t.equal(checkDayOfWeek(base, at('2026-06-10T12:00:00.000Z')), undefined, 'no days: every day');
-  t.match(checkDayOfWeek(code({ daysOfWeek: [6, 7] }), at('2026-06-10T12:00:00.000Z')), { message: /only valid on Saturday, Sunday/ });
+  t.match(checkDayOfWeek(code({ daysOfWeek: [6, 7] }), at('2026-06-10T12:00:00.000Z')), { Message: /only valid on Saturday, Sunday/ });
 });
 
 t.test('services: any service when none are connected, else one of them', async (t) => {
   t.equal(checkService(base, 5), undefined);
   t.equal(checkService(code({ serviceIds: [1, 2] }), 2), undefined);
-  t.match(checkService(code({ serviceIds: [1, 2] }), 3), { errorCode: 'RebateCodeInvalidService', fieldName: 'ServiceId', message: /not valid for service 3/ });
+  t.match(checkService(code({ serviceIds: [1, 2] }), 3), { ErrorCode: 'RebateCodeInvalidService', FieldName: 'ServiceId', Message: /not valid for service 3/ });
 });
 
 t.test('used up: MaxNumberOfUses reached, RemainingAmount 0 or RemainingUsage 0', async (t) => {
   t.equal(checkRemaining(code({ maxNumberOfUses: 3, numberOfUsesUsed: 2 })), undefined);
-  t.match(checkRemaining(code({ maxNumberOfUses: 3, numberOfUsesUsed: 3 })), { errorCode: 'RebateCodeUsedUp', message: /its 3 uses are used/ });
+  t.match(checkRemaining(code({ maxNumberOfUses: 3, numberOfUsesUsed: 3 })), { ErrorCode: 'RebateCodeUsedUp', Message: /its 3 uses are used/ });
   t.equal(checkRemaining(code({ maxNumberOfUses: 0, numberOfUsesUsed: 99 })), undefined, '0 is unlimited');
-  t.match(checkRemaining(code({ remainingAmount: 0 })), { errorCode: 'RebateCodeUsedUp', message: /no value remains/ });
+  t.match(checkRemaining(code({ remainingAmount: 0 })), { ErrorCode: 'RebateCodeUsedUp', Message: /no value remains/ });
   t.equal(checkRemaining(code({ remainingAmount: 0.01 })), undefined);
-  t.match(checkRemaining(code({ remainingUsage: 0 })), { errorCode: 'RebateCodeUsedUp', message: /no uses remain/ });
+  t.match(checkRemaining(code({ remainingUsage: 0 })), { ErrorCode: 'RebateCodeUsedUp', Message: /no uses remain/ });
   t.equal(checkRemaining(code({ remainingUsage: 1 })), undefined);
 });
 
 t.test('per-customer limit: reached when the customer has as many Decrease uses as allowed', async (t) => {
   const limited = code({ maxNumberOfUsesPerCustomer: 2 });
   t.equal(checkCustomerLimit(limited, 'a@example.com', 1), undefined);
-  t.match(checkCustomerLimit(limited, 'a@example.com', 2), { errorCode: 'RebateCodeCustomerLimitReached', fieldName: 'CustomerEmail', message: /2 time\(s\) per customer; a@example.com has used it 2/ });
+  t.match(checkCustomerLimit(limited, 'a@example.com', 2), { ErrorCode: 'RebateCodeCustomerLimitReached', FieldName: 'CustomerEmail', Message: /2 time\(s\) per customer; a@example.com has used it 2/ });
   t.equal(checkCustomerLimit(limited, undefined, 5), undefined, 'no e-mail: nobody to count');
   t.equal(checkCustomerLimit(base, 'a@example.com', 50), undefined, '0 is unlimited');
 });
@@ -109,8 +109,8 @@ t.test('connected customers: the e-mail must be one of theirs, case-insensitivel
   t.equal(checkCustomerConnected(base, undefined), undefined, 'no connected customers: anyone');
   const vip = code({ customerEmails: ['Anna@Example.com'] });
   t.equal(checkCustomerConnected(vip, ' anna@example.COM '), undefined);
-  t.match(checkCustomerConnected(vip, 'bo@example.com'), { errorCode: 'RebateCodeCustomerNotConnected', fieldName: 'CustomerEmail', message: /not connected to the customer bo@example.com/ });
-  t.match(checkCustomerConnected(vip, undefined), { errorCode: 'RebateCodeCustomerNotConnected', message: /must name one of them/ });
+  t.match(checkCustomerConnected(vip, 'bo@example.com'), { ErrorCode: 'RebateCodeCustomerNotConnected', FieldName: 'CustomerEmail', Message: /not connected to the customer bo@example.com/ });
+  t.match(checkCustomerConnected(vip, undefined), { ErrorCode: 'RebateCodeCustomerNotConnected', Message: /must name one of them/ });
   t.ok(checkCustomerConnected(code({ customerEmails: [''] }), 'x@example.com'), 'a connected customer without e-mail still restricts');
 });
 
@@ -118,7 +118,7 @@ t.test('connected customers: the receiver the code was bought for may use it too
   const gift = code({ customerEmails: ['buyer@example.com'], receiverEmail: 'Receiver@Example.com' });
   t.equal(checkCustomerConnected(gift, 'receiver@example.com'), undefined);
   t.equal(checkCustomerConnected(gift, 'buyer@example.com'), undefined);
-  t.match(checkCustomerConnected(gift, 'someone@example.com'), { errorCode: 'RebateCodeCustomerNotConnected' });
+  t.match(checkCustomerConnected(gift, 'someone@example.com'), { ErrorCode: 'RebateCodeCustomerNotConnected' });
 });
 
 t.test('validityFailures lists every failing rule in the contract order', async (t) => {
@@ -127,7 +127,7 @@ t.test('validityFailures lists every failing rule in the contract order', async 
     customerEmails: ['x@example.com'], fromTime: '08:00:00', toTime: '09:00:00',
   });
   const failures = validityFailures(everything, { at: at('2026-07-05T12:00:00.000Z'), serviceId: 2, customerEmail: 'y@example.com', customerUses: 1 });
-  t.same(failures.map((f) => f.errorCode), [
+  t.same(failures.map((f) => f.ErrorCode), [
     'RebateCodeInactive', 'RebateCodeExpired', 'RebateCodeOutsideTimeWindow', 'RebateCodeInvalidDayOfWeek',
     'RebateCodeInvalidService', 'RebateCodeUsedUp', 'RebateCodeCustomerLimitReached', 'RebateCodeCustomerNotConnected',
   ]);

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import t from 'tap';
-import { rebateCodeAudience } from '../../src/domain/rebate-code-response.js';
+import { rebateCodeAudience } from '../../src/domain/rebate-code-privacy.js';
 import { READ, SUPERADMIN, WRITE, bearer, buildTestApp } from '../helper.js';
 import { COMPANY_A, COMPANY_B, PRIVATE_A, PRIVATE_B, rebateData } from '../fixtures/rebate-codes.js';
 

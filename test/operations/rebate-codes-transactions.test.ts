@@ -67,6 +67,8 @@ t.test('money is rounded to 2 decimals: 0.1 then 0.2 empties a code holding 0.3'
   t.equal((await codeRow(api, 1011)).remaining_amount, 0);
   t.equal((await post(api, change(1011, 'Increase', 0.1 + 0.2))).json().RebateCodeTransactionItem.Amount, 0.3);
   t.equal((await codeRow(api, 1011)).remaining_amount, 0.3);
+  t.equal((await post(api, change(1000, 'Increase', 0.1 + 0.2))).statusCode, 200);
+  t.equal((await codeRow(api, 1000)).remaining_amount, 500.3, 'added to a balance with no binary noise');
 });
 
 /** Posts a refused request and checks its ResponseStatus and that nothing changed. */

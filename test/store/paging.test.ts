@@ -1,7 +1,9 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import t from 'tap';
-import { ApiError } from '../../src/http/errors.js';
+import type { FastifyRequest } from 'fastify';
+import { Refusal } from '../../src/domain/refusals.js';
+import { toApiError } from '../../src/plugins/errors.js';
 import { fetchPage, pageWindow, parseOrdering } from '../../src/store/paging.js';
 
 // The shared Skip/Take/OrderBy implementation (product-decisions §6), without HTTP.
@@ -64,9 +66,10 @@ t.test('an unknown field is 400 InvalidOrderBy naming the parameter', async (t) 
     [{ OrderByDesc: "'" }, 'OrderByDesc'],
     [{ OrderBy: 'Id', OrderByDesc: 'Name,Color' }, 'OrderByDesc'],
   ] as const) {
-    const error = t.throws(() => parseOrdering(request, sortable)) as unknown as ApiError;
-    t.ok(error instanceof ApiError);
-    t.equal(error.statusCode, 400);
+    const error = t.throws(() => parseOrdering(request, sortable)) as unknown as Refusal;
+    t.ok(error instanceof Refusal);
+    t.equal(error.kind, 'validation');
+    t.equal(toApiError(error, {} as FastifyRequest)?.statusCode, 400, 'answered 400 by the error plugin');
     t.equal(error.errorCode, 'InvalidOrderBy');
     t.equal(error.errors[0].FieldName, parameter);
     t.match(error.message, /use one of: Id, Name\.$/);
@@ -114,6 +117,7 @@ t.test('a unique tiebreak makes pages over repeated values stable and complete',
 t.test('an ordering refused is refused before any SQL runs', async (t) => {
   const { db, statements } = await scratch(t, 3);
   const error = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Nope' }, sortable, 'id').catch((e) => e);
-  t.equal((error as ApiError).statusCode, 400);
+  t.ok(error instanceof Refusal);
+  t.equal(toApiError(error, {} as FastifyRequest)?.statusCode, 400);
   t.equal(statements.length, 0);
 });

@@ -1,19 +1,19 @@
 /**
  * Rows → API objects of the rebate codes area, in one place: RebateCodeResponse (with its
  * article, services, weekdays, customers, transactions and payment log) and
- * RebateCodeTransactionQueryResponse. SQL nulls become absent fields. Who may see a
- * code's private parts is decided here too, so no answer can skip the decision.
+ * RebateCodeTransactionQueryResponse; and a stored code → the facts its rules read. SQL
+ * nulls become absent fields. The public view (domain/rebate-code-privacy.ts) is applied
+ * here, so no answer can skip it.
  */
-import { SUPERADMIN, type Caller } from '../auth/authenticate.js';
-import type { Schemas } from '../operations/types.js';
+import type { CustomerDetails } from '../domain/rebate-code-customer.js';
+import type { Audience } from '../domain/rebate-code-privacy.js';
+import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } from '../domain/rebate-code-reference.js';
+import type { RebateCodeFacts } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
 import type { RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
-import { bool, compact, opt } from '../store/rows.js';
+import { bool, compact } from '../store/rows.js';
 import type { Row } from '../store/schema.js';
-import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } from './rebate-code-reference.js';
-import type { RebateCodeFacts } from './rebate-codes.js';
-
-type Response = Schemas['RebateCodeResponse'];
+import type { Schemas } from './types.js';
 
 /** Which connected lists to fill; GetRebateCodeBySign's Include flags leave the others out. */
 export interface Includes {
@@ -22,24 +22,6 @@ export interface Includes {
   customers: boolean;
 }
 export const INCLUDE_ALL: Includes = { services: true, daysOfWeek: true, customers: true };
-
-export const ADMINISTRATOR_READ = 'bookingsupplier-administrator-read';
-export const ADMINISTRATOR_WRITE = 'bookingsupplier-administrator-write';
-
-/**
- * Who an answer carrying a rebate code is for. `administrator`: a superadmin, or a read or
- * write administrator of the code's own company; they see the whole record. Anyone else
- * (GetRebateCodeBySign lets any caller check any company's code) gets the `public` view.
- */
-export type Audience = 'administrator' | 'public';
-
-export function rebateCodeAudience(caller: Caller | undefined, codeCompanyId: string): Audience {
-  if (!caller) return 'public';
-  if (caller.roles.has(SUPERADMIN)) return 'administrator';
-  const ownCompany = caller.companyId !== undefined && caller.companyId.toLowerCase() === codeCompanyId.toLowerCase();
-  const administers = caller.roles.has(ADMINISTRATOR_READ) || caller.roles.has(ADMINISTRATOR_WRITE);
-  return ownCompany && administers ? 'administrator' : 'public';
-}
 
 /** What the rules need from a stored code; the connected lists when loaded (else none). */
 export function toFacts(c: RebateCodeAggregate['code'], lists?: Pick<RebateCodeAggregate, 'days' | 'services' | 'customers'>): RebateCodeFacts {
@@ -64,11 +46,19 @@ export function toFacts(c: RebateCodeAggregate['code'], lists?: Pick<RebateCodeA
   };
 }
 
-export const toService = (s: Pick<Row<'services'>, 'id' | 'name' | 'description' | 'active'>): Schemas['RebateCodeServiceResponse'] =>
-  compact({ Id: s.id, Name: s.name, Description: opt(s.description), Active: bool(s.active) });
+/** A stored customer profile as the buyer's details compare with it. */
+export const toCustomerDetails = (c: Row<'customers'>): CustomerDetails => ({
+  Email: c.email, Firstname: c.firstname, Lastname: c.lastname, Phone: c.phone,
+  PersonalIdentityNumber: c.personal_identity_number, CorporateIdentityNumber: c.corporate_identity_number,
+  InvoiceAddress1: c.invoice_address1, InvoiceAddress2: c.invoice_address2, InvoiceCity: c.invoice_city,
+  InvoicePostalCode: c.invoice_postal_code, InvoiceCountryCode: c.invoice_country_code,
+});
 
-export const toCustomer = (c: Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>): Schemas['RebateCodeCustomerResponse'] =>
-  compact({ Id: c.id, Firstname: c.firstname, Lastname: c.lastname, Email: c.email, Phone: c.phone, ImageUrl: c.image_url }) as Schemas['RebateCodeCustomerResponse'];
+export const toService = (s: Pick<Row<'services'>, 'id' | 'name' | 'description' | 'active'>) =>
+  compact<Schemas['RebateCodeServiceResponse']>({ Id: s.id, Name: s.name, Description: s.description, Active: bool(s.active) });
+
+export const toCustomer = (c: Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>) =>
+  compact<Schemas['RebateCodeCustomerResponse']>({ Id: c.id, Firstname: c.firstname, Lastname: c.lastname, Email: c.email, Phone: c.phone, ImageUrl: c.image_url });
 
 export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
   const day = WEEKDAYS[id - 1];
@@ -76,8 +66,8 @@ export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
 };
 
 /** `audience` public: without NotificationEmail (a staff member's address). */
-export function toArticle({ article: a, services }: ArticleWithServices, audience: Audience): Schemas['ArticleResponse'] {
-  return compact({
+export const toArticle = ({ article: a, services }: ArticleWithServices, audience: Audience) =>
+  compact<Schemas['ArticleResponse']>({
     CompanyId: a.company_id,
     Id: a.id,
     Name: a.name,
@@ -100,24 +90,20 @@ export function toArticle({ article: a, services }: ArticleWithServices, audienc
     MaxQuantity: a.max_quantity,
     SendNotification: bool(a.send_notification),
     NotificationEmail: audience === 'administrator' ? a.notification_email : undefined,
-  }) as Schemas['ArticleResponse'];
-}
+  });
 
 /** Usage as signed text (`-1`, `2`), as the document types it. */
-export function toTransaction(t: TransactionView): Schemas['RebateCodeTransactionQueryResponse'] {
-  return compact({
+export const toTransaction = (t: TransactionView) =>
+  compact<Schemas['RebateCodeTransactionQueryResponse']>({
     Id: t.id,
     CompanyId: t.company_id,
     Note: t.note,
-    RebateCodeId: t.rebate_code_id,
-    RebateCodeSign: t.code_sign,
-    RebateCodeTypeId: t.code_type_id,
-    RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
+    RebateCodeId: t.rebate_code_id, RebateCodeSign: t.code_sign,
+    RebateCodeTypeId: t.code_type_id, RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
     Amount: t.amount,
     Usage: String(t.usage),
     BookingId: t.booking_id,
-    UpdatedDate: t.updated_date,
-    CreatedDate: t.created_date,
+    UpdatedDate: t.updated_date, CreatedDate: t.created_date,
     Service:
       t.service_id === null || t.service_name === null
         ? undefined
@@ -127,11 +113,10 @@ export function toTransaction(t: TransactionView): Schemas['RebateCodeTransactio
         ? undefined
         : toCustomer({ id: t.customer_id, firstname: t.customer_firstname, lastname: t.customer_lastname, email: t.customer_email, phone: t.customer_phone, image_url: t.customer_image_url }),
     PriceSign: t.code_price_sign,
-  }) as Schemas['RebateCodeTransactionQueryResponse'];
-}
+  });
 
-const toPayment = (p: Row<'payment_logs'>): Schemas['PaymentLogResponse'] =>
-  compact({ Id: p.id, Amount: p.amount, AmountCredited: p.amount_credited, CurrencyId: p.currency_id, Comments: p.comments, Created: p.created, Updated: p.updated }) as Schemas['PaymentLogResponse'];
+const toPayment = (p: Row<'payment_logs'>) =>
+  compact<Schemas['PaymentLogResponse']>({ Id: p.id, Amount: p.amount, AmountCredited: p.amount_credited, CurrencyId: p.currency_id, Comments: p.comments, Created: p.created, Updated: p.updated });
 
 /**
  * The code as `audience` may see it. The public view never carries who bought, paid with
@@ -139,10 +124,10 @@ const toPayment = (p: Row<'payment_logs'>): Schemas['PaymentLogResponse'] =>
  * UpdatedBy, the article's NotificationEmail), whatever `include` asks for: the guarantee
  * lives here, not in what the caller chose to load.
  */
-export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience: Audience): Response {
+export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience: Audience): Schemas['RebateCodeResponse'] {
   const c = a.code;
   const full = audience === 'administrator';
-  return compact({
+  return compact<Schemas['RebateCodeResponse']>({
     Id: c.id,
     CompanyId: c.company_id,
     ValidFrom: c.valid_from,
@@ -175,7 +160,7 @@ export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience
     ActiveByStatus: activeByStatus(c.status_id),
     PriceSign: c.price_sign,
     RebateCodeTypeName: rebateCodeTypeName(c.type_id),
-    Company: a.company ? compact({ SitePath: a.company.site_path, PaymentProviderId: a.company.payment_provider_id }) : undefined,
+    Company: a.company ? compact<Schemas['RebateCodeCompanyResponse']>({ SitePath: a.company.site_path, PaymentProviderId: a.company.payment_provider_id }) : undefined,
     PaymentLog: full ? a.payments.map(toPayment) : undefined,
-  }) as Response;
+  });
 }
