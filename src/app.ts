@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { addServerFormats } from './http/formats.js';
+import { addServerFormats, serverAjvOptions } from './http/ajv.js';
 import { rewriteFormatSuffix } from './http/format.js';
 import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
@@ -49,19 +49,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     frameworkErrors,
     clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },
-    ajv: {
-      customOptions: {
-        allErrors: true,
-        strict: false,
-        // Off: the request's text is turned into the schema's types by coerceToSchema alone,
-        // which reads plain decimal numbers only (Ajv's coercion takes `0x10` and `2.01e2`).
-        coerceTypes: false,
-        useDefaults: true,
-        removeAdditional: false,
-        verbose: true,
-      },
-      onCreate: addServerFormats,
-    },
+    ajv: { customOptions: serverAjvOptions, onCreate: addServerFormats },
   });
 
   await app.register(storePlugin, { config, store: options.store });

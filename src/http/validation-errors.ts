@@ -84,6 +84,16 @@ function describe(error: AjvErrorLike, name: string, field: string): { code: str
         code: 'InvalidType',
         message: `'${name}' must be ${typeNames[String(p.type).split(',')[0]] ?? p.type}.`,
       };
+    case 'additionalProperties': {
+      // The field as written: its case may be the mistake.
+      const key = String(p.additionalProperty);
+      const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
+      const near = known.find((k) => k.toLowerCase() === key.toLowerCase());
+      return {
+        code: 'Invalid',
+        message: near ? `'${key}' is not a known field; did you mean '${near}'?` : `'${key}' is not a known field.`,
+      };
+    }
     default:
       return { code: 'Invalid', message: `'${name}' ${error.message ?? 'is invalid'}.` };
   }
@@ -100,10 +110,13 @@ export function toFieldErrors(errors: AjvErrorLike[], rootName = 'Body'): FieldE
   const seen = new Set<string>();
   for (const error of errors) {
     if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
-    const field =
+    const child =
       error.keyword === 'required'
-        ? fieldPath(error.instancePath, error.params.missingProperty)
-        : fieldPath(error.instancePath);
+        ? error.params.missingProperty
+        : error.keyword === 'additionalProperties'
+          ? error.params.additionalProperty
+          : undefined;
+    const field = fieldPath(error.instancePath, child);
     const leaf = field.replace(/\[\d+\]$/, '').split('.').pop() || rootName;
     const { code, message } = describe(error, displayName(leaf), field);
     const custom = (error.parentSchema?.['x-error-messages'] as Record<string, unknown> | undefined)?.[error.keyword];

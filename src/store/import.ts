@@ -1,23 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { Store } from './db.js';
-import type { Collection, WriteContext } from './import/collection.js';
+import type { AnyCollection, Collection, FileItems, WriteContext } from './import/collection.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './import/collections/index.js';
-import { INVALID, parseObject, type Issue } from './import/fields.js';
 import { formatIssue, itemIssue, type ImportIssue } from './import/issues.js';
 import { checkAcrossItems, type InvalidItem, type ValidItem } from './import/references.js';
+import { checkItem } from './import/validate.js';
+import type { Database } from './schema.js';
 
 export { COLLECTION_NAMES, formatIssue, type CollectionName, type ImportIssue };
 
 /**
  * Loads an import data file (product decisions §5) into the store: all or nothing.
  *
- * The whole file is validated first (field types and formats, required fields, unknown
- * keys, duplicate ids, references within the file and to stored rows, item rules) and
- * every problem is collected; only a file without problems is written, in one
- * transaction. Ids are kept as given so files can refer to their own rows. An `Id` may be
- * left out only where nothing else in a file can refer to the item (time exceptions,
- * resource types, custom fields, rebate codes, printouts, message templates); the
- * database then assigns it.
+ * The whole file is validated first (each item against its JSON Schema, which refers to
+ * the contract's components; duplicate ids; references within the file and to stored
+ * rows; the domain's rules for the item) and every problem is collected; only a file
+ * without problems is written, in one transaction. Ids are kept as given so files can
+ * refer to their own rows. An `Id` may be left out only where nothing else in a file can
+ * refer to the item (time exceptions, resource types, custom fields, rebate codes,
+ * printouts, message templates); the database then assigns it.
  */
 
 /** The file was refused; `errors` names each problem's collection, index and field. */
@@ -38,27 +40,35 @@ export interface ImportOptions {
   now?: Date;
 }
 
+/** The file's valid items, by collection. */
+const itemsOf = (valid: ValidItem[]): FileItems => ({
+  of: <T>(collection: Collection<T, unknown>) =>
+    valid.filter((at) => at.collection === (collection as AnyCollection)).map((at) => at.item as T),
+});
+
 export async function importData(store: Store, data: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
-  const { valid, issues } = await validate(store, data);
+  const { valid, issues } = await validate(store.db, data);
   if (issues.length > 0) throw new ImportError(issues);
 
   const ctx: WriteContext = {
     now: (options.now ?? new Date()).toISOString(),
     newWebhookSecret: () => `whsec_${randomBytes(32).toString('base64url')}`,
   };
+  const file = itemsOf(valid);
   const summary = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, 0])) as ImportSummary;
   await store.db.transaction().execute(async (trx) => {
     for (const name of COLLECTION_NAMES) {
-      const items = valid.filter((v) => v.collection === name).map((v) => v.item);
+      const collection: AnyCollection = COLLECTIONS[name];
+      const items = file.of(collection);
       if (items.length === 0) continue;
-      await (COLLECTIONS[name] as Collection<any>).write(trx, items, ctx);
+      await collection.write(trx, items, ctx);
       summary[name] = items.length;
     }
   });
   return summary;
 }
 
-async function validate(store: Store, data: unknown): Promise<{ valid: ValidItem[]; issues: ImportIssue[] }> {
+async function validate(db: Kysely<Database>, data: unknown): Promise<{ valid: ValidItem[]; issues: ImportIssue[] }> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { valid: [], issues: [{ collection: '(file)', message: 'must be a JSON object with collections as keys' }] };
   }
@@ -73,33 +83,52 @@ async function validate(store: Store, data: unknown): Promise<{ valid: ValidItem
   const valid: ValidItem[] = [];
   const invalid: InvalidItem[] = [];
   for (const name of COLLECTION_NAMES) {
+    const collection: AnyCollection = COLLECTIONS[name];
     const items = file[name];
     if (items === undefined || items === null) continue;
     if (!Array.isArray(items)) {
       issues.push({ collection: name, message: 'must be an array' });
       continue;
     }
-    items.forEach((raw, index) => {
-      const found: Issue[] = [];
-      const item = parseObject(COLLECTIONS[name].shape, raw, [], found);
-      if (item === INVALID) {
-        invalid.push({ collection: name, index, raw });
-        for (const issue of found) issues.push(itemIssue(name, index, issue.path, issue.message));
+    items.forEach((raw: unknown, index) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        invalid.push({ collection, raw });
+        issues.push({ collection: name, index, message: 'must be an object' });
+        return;
+      }
+      const checked = checkItem(collection.schema, raw);
+      if (checked.errors) {
+        invalid.push({ collection, raw });
+        for (const error of checked.errors) issues.push(itemIssue(name, index, error));
       } else {
-        valid.push({ collection: name, index, item });
+        valid.push({ name, collection, index, item: checked.item });
       }
     });
   }
-  issues.push(...(await checkAcrossItems(store.db, valid, invalid)));
+  issues.push(...(await checkAcrossItems(db, valid, invalid)));
+  issues.push(...(await checkRules(db, valid)));
   return { valid, issues: sortIssues(issues) };
+}
+
+/** Each collection's rules for its valid items, with the facts the collection gathers for them. */
+async function checkRules(db: Kysely<Database>, valid: ValidItem[]): Promise<ImportIssue[]> {
+  const file = itemsOf(valid);
+  const issues: ImportIssue[] = [];
+  for (const name of COLLECTION_NAMES) {
+    const collection: AnyCollection = COLLECTIONS[name];
+    const items = valid.filter((at) => at.collection === collection);
+    if (!collection.check || items.length === 0) continue;
+    const context = await collection.context?.(db, items.map((at) => at.item), file);
+    for (const { index, item } of items) {
+      for (const error of collection.check(item, context)) issues.push(itemIssue(name, index, error));
+    }
+  }
+  return issues;
 }
 
 /** File order of collections as the reader meets them: by collection, then item. */
 function sortIssues(issues: ImportIssue[]): ImportIssue[] {
-  const rank = (name: string) => {
-    const at = COLLECTION_NAMES.indexOf(name as CollectionName);
-    return at === -1 ? -1 : at;
-  };
+  const rank = (name: string) => COLLECTION_NAMES.indexOf(name as CollectionName);
   return issues
     .map((issue, order) => ({ issue, order }))
     .sort((a, b) =>

@@ -50,8 +50,8 @@ t.test('a bad file: exit 1, each error on stderr, nothing written', async (t) =>
   const url = `file:${join(dir, 'x.sqlite')}`;
   const res = await importCli(join(dir, 'bad.json'), url);
   t.equal(res.code, 1);
-  t.match(res.stderr, /Services\[0\]\.Name: must be a string/);
-  t.match(res.stderr, /RebateCodes\[3\]\.ValidTo: must be a date-time/);
+  t.match(res.stderr, /Services\[0\]\.Name: 'Name' must be a string\./);
+  t.match(res.stderr, /RebateCodes\[3\]\.ValidTo: 'Valid To' is not a valid date-time\./);
   t.equal(res.stdout, '');
   const after = await counts(url);
   t.ok(Object.values(after).every((n) => n === 0), 'every table empty');

@@ -128,24 +128,24 @@ t.test('a bad file is refused with every problem named, and nothing is written',
   const lines = (err as ImportError).errors.map(formatIssue);
   const expected = [
     'Unknown: is not a known collection',
-    'Services[1].Name: must not be empty',
-    'Services[2].CompanyId: must be a guid',
+    "Services[1].Name: 'Name' must not be empty.",
+    "Services[2].CompanyId: 'Company Id' is not a valid uuid.",
     'Customers[0].TagIds[1]: refers to tag 99, which is neither in this file nor in the store',
-    'Bookings[1].StatusId: must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10',
-    'CustomFields[0].Values[2].value: is not a known field (did you mean Value?)',
-    'CustomFields[0].Values[2].Value: is required',
-    'RebateCodes[4].ValidTo: must be a date-time',
-    'RebateCodes[5].ValidTo: must be a date-time',
-    'RebateCodes[5].FromTime: must be a timespan hh:mm:ss',
+    "Bookings[1].StatusId: 'Status Id' must be one of: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10.",
+    "CustomFields[0].Values[2].value: 'value' is not a known field; did you mean 'Value'?",
+    "CustomFields[0].Values[2].Value: 'Value' must not be empty.",
+    "RebateCodes[4].ValidTo: 'Valid To' is not a valid date-time.",
+    "RebateCodes[5].ValidTo: 'Valid To' is not a valid date-time.",
+    "RebateCodes[5].FromTime: 'From Time' is not in the correct format.",
     'Printouts[1].Id: repeats printout id 10 of Printouts[0]',
-    'MessageTemplates[0].Sender: cannot be set for an SMS message type',
-    'WebhookEndpoints[1].EventTypes: must have at least 1 item(s)',
-    'McpUsage[1].TokensUsed: must be at least 0',
-    'McpUsage[1].At: must be a date-time',
-    'McpUsage[1].Extra: is not a known field',
+    "MessageTemplates[0].Sender: 'Sender' cannot be set for SMS message types.",
+    'WebhookEndpoints[1].EventTypes: At least one event type is required.',
+    "McpUsage[1].TokensUsed: 'Tokens Used' must be greater than or equal to '0'.",
+    "McpUsage[1].At: 'At' is not a valid date-time.",
+    "McpUsage[1].Extra: 'Extra' is not a known field.",
   ];
   for (const line of expected) t.ok(lines.some((l) => l.startsWith(line)), line);
-  t.match((err as Error).message, /RebateCodes\[4\]\.ValidTo: must be a date-time/);
+  t.match((err as Error).message, /RebateCodes\[4\]\.ValidTo: 'Valid To' is not a valid date-time\./);
   t.same(await rowCounts(store), before, 'no table changed');
 });
 
@@ -161,14 +161,52 @@ t.test('item rules and references are checked once the fields are valid', async 
     'Companies[2].Id: repeats company id',
     'Bookings[1].ServiceId: refers to service 10, which belongs to another company',
     'Bookings[1].CustomerId: refers to customer 33333333-3333-4333-8333-333333333333, which belongs to another company',
-    'Bookings[1].To: must not be before From',
+    "Bookings[1].To: 'To' must not be before 'From'.",
     'RebateCodes[4].RebateCodeSign: repeats the sign of RebateCodes[0]',
-    'RebateCodes[4].RebateCodeValue: must be at most 100',
-    'RebateCodes[4].RemainingUsage: applies only to punch tickets',
+    "RebateCodes[4].RebateCodeValue: 'Rebate Code Value' must be less than or equal to '100' for a Percent code.",
+    "RebateCodes[4].RemainingUsage: 'Remaining Usage' applies only to PunchTicket codes.",
   ]) {
     t.ok(lines.some((l) => l.startsWith(line)), line);
   }
   t.equal((await rowCounts(store)).companies, 0);
+});
+
+t.test("items are held to the contract's limits and the domain's rules, as requests are", async (t) => {
+  const store = await memoryStore(t);
+  const file = goodFile() as any;
+  file.MessageTemplates.push({ CompanyId: A, TypeId: 1, Name: 'x'.repeat(201), Title: 'Hi', Body: 'Hello', Sender: 'shop@example.com' });
+  file.MessageTemplates.push({ CompanyId: A, TypeId: 1, Name: '   ', Title: 'Hi', Body: 'Hello', Sender: 'not an address' });
+  file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh2', Url: 'https://user:secret@example.com/hook', EventTypes: ['booking.created'] });
+  file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh3', Url: 'https://example.com/hook', EventTypes: ['booking created'] });
+  const err = (await importData(store, file).catch((e: unknown) => e)) as ImportError;
+  t.same(err.errors.map(formatIssue), [
+    "MessageTemplates[1].Name: The length of 'Name' must be 200 characters or fewer.",
+    "MessageTemplates[2].Name: 'Name' must not be empty.",
+    "MessageTemplates[2].Sender: 'Sender' is not a valid email address.",
+    "WebhookEndpoints[2].Url: 'Url' must not contain credentials.",
+    "WebhookEndpoints[3].EventTypes[0]: An event type may hold only letters, digits, '_', '.' and '-'.",
+  ]);
+  t.equal((await rowCounts(store)).companies, 0);
+});
+
+t.test('bodies are counted in characters; null is absent; dates, guids and event types take one form', async (t) => {
+  const store = await memoryStore(t);
+  const file = goodFile() as any;
+  // 160 characters that are 320 UTF-16 code units: exactly the SMS type's MaxCharacters.
+  file.MessageTemplates[0].Body = '\u{1F600}'.repeat(160);
+  file.Services[0].Description = null;
+  // The server's date-time format takes a space for the `T` and an offset without minutes.
+  file.Bookings[0].To = '2026-12-01 11:00:00+01';
+  file.Customers[0].Id = CUSTOMER.toUpperCase();
+  file.WebhookEndpoints[0].EventTypes = ['booking.created', 'booking.created'];
+  await importData(store, file, { now: NOW });
+  const { db } = store;
+  t.equal((await db.selectFrom('message_templates').select('body').executeTakeFirstOrThrow()).body.length, 320);
+  t.equal((await db.selectFrom('services').select('description').executeTakeFirstOrThrow()).description, null);
+  t.equal((await db.selectFrom('bookings').select('to').executeTakeFirstOrThrow()).to, '2026-12-01T10:00:00.000Z');
+  t.equal((await db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id, CUSTOMER);
+  const hook = await db.selectFrom('webhook_endpoints').select('event_types').where('company_id', '=', A).executeTakeFirstOrThrow();
+  t.equal(hook.event_types, '["booking.created"]', 'repeated event types collapse, as UpdateWebhookEndpoint has them');
 });
 
 t.test('rows already stored cannot be imported again', async (t) => {

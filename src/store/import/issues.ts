@@ -1,4 +1,4 @@
-import { formatPath, type Path } from './fields.js';
+import type { FieldError } from '../../domain/refusals.js';
 
 /** One problem in an import file, located by collection, item index and field path. */
 export interface ImportIssue {
@@ -11,13 +11,12 @@ export interface ImportIssue {
   message: string;
 }
 
-export function itemIssue(collection: string, index: number, path: Path, message: string): ImportIssue {
-  return path.length === 0
-    ? { collection, index, message }
-    : { collection, index, field: formatPath(path), message };
+/** A problem of one item's field, in the server's FieldName and Message. */
+export function itemIssue(collection: string, index: number, error: Pick<FieldError, 'FieldName' | 'Message'>): ImportIssue {
+  return { collection, index, field: error.FieldName, message: error.Message };
 }
 
-/** `RebateCodes[3].ValidTo: must be a date-time` */
+/** `RebateCodes[3].ValidTo: 'Valid To' is not a valid date-time.` */
 export function formatIssue(issue: ImportIssue): string {
   const where =
     issue.collection +

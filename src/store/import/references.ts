@@ -1,212 +1,153 @@
 import type { Kysely } from 'kysely';
-import type { Database, TableName } from '../schema.js';
-import type { CheckContext, Collection, EntityKind, KeyClaim, Reference } from './collection.js';
-import { COLLECTIONS, ID_KIND, type CollectionName } from './collections/index.js';
-import { itemIssue, type ImportIssue } from './issues.js';
+import type { Database } from '../schema.js';
+import type { AnyCollection, Entity, KeyClaim, Reference } from './collection.js';
+import { company } from './collections/reference.js';
+import type { ImportIssue } from './issues.js';
 
 /**
- * The checks that look beyond one field: keys claimed twice (in the file, or by a row
- * already stored), references to rows that exist in neither the file nor the store or
- * that belong to another company, and each collection's item rules.
+ * The checks that look beyond one item: keys claimed twice (in the file, or by a row
+ * already stored), and references to rows that exist in neither the file nor the store or
+ * that belong to another company.
  */
 
 export interface ValidItem {
-  collection: CollectionName;
+  name: string;
+  collection: AnyCollection;
   index: number;
-  item: any;
+  item: unknown;
 }
 
-/** An item that failed field validation; only its raw `Id` is used. */
+/** An item its schema refused; only its raw `Id` is used. */
 export interface InvalidItem {
-  collection: CollectionName;
-  index: number;
+  collection: AnyCollection;
   raw: unknown;
 }
 
 type Key = string | number;
 interface Owner {
   company: string | null;
-  collection: CollectionName;
-  index: number;
+  /** `Services[3]` */
+  where: string;
 }
 
-const LABEL: Record<EntityKind, string> = {
-  company: 'company', category: 'category', billingMethod: 'billing method',
-  messageType: 'message type', service: 'service', customer: 'customer', tag: 'tag',
-  resource: 'resource', timeException: 'time exception', booking: 'booking',
-  resourceType: 'resource type', customField: 'custom field', customFieldValue: 'custom field value',
-  article: 'article', rebateCode: 'rebate code', rebateCodeSign: 'rebate code sign',
-  rebateCodeTransaction: 'rebate code transaction', paymentLog: 'payment log',
-  printout: 'printout', messageTemplate: 'message template', webhookEndpoint: 'webhook endpoint',
-};
+/** The company an item belongs to; reference data and companies belong to none. */
+const companyOf = (item: unknown): string | null => (item as { CompanyId?: string | null }).CompanyId ?? null;
 
-/** Where stored rows of each kind live; `company` says whether the table has company_id. */
-const STORED: Record<Exclude<EntityKind, 'rebateCodeSign' | 'webhookEndpoint'>, { table: TableName; company: boolean }> = {
-  company: { table: 'companies', company: false },
-  category: { table: 'categories', company: false },
-  billingMethod: { table: 'billing_methods', company: false },
-  messageType: { table: 'message_types', company: false },
-  service: { table: 'services', company: true },
-  customer: { table: 'customers', company: true },
-  tag: { table: 'tags', company: true },
-  resource: { table: 'resources', company: true },
-  timeException: { table: 'time_exceptions', company: true },
-  booking: { table: 'bookings', company: true },
-  resourceType: { table: 'resource_types', company: true },
-  customField: { table: 'custom_fields', company: true },
-  customFieldValue: { table: 'custom_field_values', company: false },
-  article: { table: 'articles', company: true },
-  rebateCode: { table: 'rebate_codes', company: true },
-  rebateCodeTransaction: { table: 'rebate_code_transactions', company: true },
-  paymentLog: { table: 'payment_logs', company: true },
-  printout: { table: 'printouts', company: true },
-  messageTemplate: { table: 'message_templates', company: true },
-};
+const idOf = (item: unknown): unknown => (item as { Id?: unknown }).Id;
 
-export async function checkAcrossItems(
-  db: Kysely<Database>,
-  valid: ValidItem[],
-  invalid: InvalidItem[],
-): Promise<ImportIssue[]> {
-  const issues: ImportIssue[] = [];
-  const inFile = new Map<EntityKind, Map<Key, Owner>>();
-  const claims: { at: ValidItem; claim: KeyClaim }[] = [];
-  const refs: { at: ValidItem; ref: Reference }[] = [];
-
-  for (const at of valid) {
-    const spec = COLLECTIONS[at.collection] as Collection<any>;
-    const company: string | null = at.item.CompanyId ?? null;
-    for (const claim of spec.keys?.(at.item) ?? []) {
-      const owners = mapOf(inFile, claim.kind);
-      const first = owners.get(claim.key);
-      if (first) {
-        issues.push(itemIssue(at.collection, at.index, claim.path, duplicateMessage(claim, first)));
-        continue;
-      }
-      owners.set(claim.key, {
-        company: claim.kind === 'company' ? String(claim.key) : company,
-        collection: at.collection,
-        index: at.index,
-      });
-      claims.push({ at, claim });
-    }
-    if (company !== null) refs.push({ at, ref: { kind: 'company', key: company, path: ['CompanyId'], company: null } });
-    for (const ref of spec.refs?.(at.item) ?? []) refs.push({ at, ref });
-  }
-
-  // Items that failed validation still exist as far as references are concerned.
-  const brokenInFile = new Map<EntityKind, Set<Key>>();
-  for (const { collection, raw } of invalid) {
-    const kind = ID_KIND[collection];
-    const key = rawId(raw);
-    if (kind && key !== undefined) setOf(brokenInFile, kind).add(key);
-  }
-
-  const wanted = new Map<EntityKind, Set<Key>>();
-  for (const { claim } of claims) setOf(wanted, claim.kind).add(claim.key);
-  for (const { ref } of refs) if (!inFile.get(ref.kind)?.has(ref.key)) setOf(wanted, ref.kind).add(ref.key);
-  const stored = new Map<EntityKind, Map<Key, string | null>>();
-  for (const [kind, keys] of wanted) stored.set(kind, await lookupStored(db, kind, [...keys]));
-
-  for (const { at, claim } of claims) {
-    if (stored.get(claim.kind)?.has(claim.key)) {
-      issues.push(itemIssue(at.collection, at.index, claim.path, existsMessage(claim)));
-    }
-  }
-  for (const { at, ref } of refs) {
-    const owner = inFile.get(ref.kind)?.get(ref.key);
-    const storedOwner = stored.get(ref.kind)?.get(ref.key);
-    const ownerCompany = owner ? owner.company : storedOwner;
-    if (ownerCompany === undefined) {
-      if (!brokenInFile.get(ref.kind)?.has(ref.key)) {
-        issues.push(itemIssue(at.collection, at.index, ref.path,
-          `refers to ${LABEL[ref.kind]} ${ref.key}, which is neither in this file nor in the store`));
-      }
-    } else if (ref.company !== null && ownerCompany !== ref.company) {
-      issues.push(itemIssue(at.collection, at.index, ref.path,
-        `refers to ${LABEL[ref.kind]} ${ref.key}, which belongs to another company`));
-    }
-  }
-
-  const ctx = await checkContext(db, valid);
-  for (const at of valid) {
-    const spec = COLLECTIONS[at.collection] as Collection<any>;
-    for (const issue of spec.check?.(at.item, ctx) ?? []) {
-      issues.push(itemIssue(at.collection, at.index, issue.path, issue.message));
-    }
-  }
-  return issues;
-}
-
-function duplicateMessage(claim: KeyClaim, first: Owner): string {
-  const where = `${first.collection}[${first.index}]`;
-  if (claim.kind === 'rebateCodeSign') return `repeats the sign of ${where} (signs are unique per company, regardless of case)`;
-  if (claim.kind === 'webhookEndpoint') return `repeats the id of ${where} in the same company`;
-  return `repeats ${LABEL[claim.kind]} id ${claim.key} of ${where}`;
-}
-
-function existsMessage(claim: KeyClaim): string {
-  if (claim.kind === 'rebateCodeSign') return 'is already used by a stored rebate code of this company (signs are unique regardless of case)';
-  if (claim.kind === 'webhookEndpoint') return 'is already used by a stored webhook endpoint of this company';
-  return `${LABEL[claim.kind]} ${claim.key} already exists in the store`;
-}
-
+/** The `Id` of a refused item, as a valid one would have it (guids lower-case). */
 function rawId(raw: unknown): Key | undefined {
-  const value = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).Id : undefined;
+  const value = typeof raw === 'object' && raw !== null ? idOf(raw) : undefined;
   if (typeof value === 'number') return value;
   if (typeof value === 'string') return value.toLowerCase();
   return undefined;
 }
 
-/** Stored rows among `keys`, each with its company (null for global tables). */
-async function lookupStored(db: Kysely<Database>, kind: EntityKind, keys: Key[]): Promise<Map<Key, string | null>> {
+/** The item's `Id` when its collection names an entity, then the collection's further keys. */
+function claimsOf({ collection, item }: ValidItem): KeyClaim[] {
+  const { entity, keys } = collection;
+  const id = idOf(item);
+  const own =
+    entity && (typeof id === 'number' || typeof id === 'string')
+      ? [{ entity, key: entity.perCompany ? `${companyOf(item)}/${id}` : id, field: 'Id' }]
+      : [];
+  return [...own, ...(keys?.(item) ?? [])];
+}
+
+const issue = (at: ValidItem, field: string, message: string): ImportIssue =>
+  ({ collection: at.name, index: at.index, field, message });
+
+function duplicateMessage({ entity, key }: KeyClaim, first: string): string {
+  const scope = entity.perCompany;
+  return scope ? `repeats the ${scope.what} of ${first} in the same company${scope.note ?? ''}` : `repeats ${entity.label} id ${key} of ${first}`;
+}
+
+function existsMessage({ entity, key }: KeyClaim): string {
+  const scope = entity.perCompany;
+  return scope ? `is already used by a stored ${entity.label} of this company${scope.note ?? ''}` : `${entity.label} ${key} already exists in the store`;
+}
+
+export async function checkAcrossItems(db: Kysely<Database>, valid: ValidItem[], invalid: InvalidItem[]): Promise<ImportIssue[]> {
+  const issues: ImportIssue[] = [];
+  const inFile = new Map<Entity, Map<Key, Owner>>();
+  const claims: { at: ValidItem; claim: KeyClaim }[] = [];
+  const refs: { at: ValidItem; ref: Reference }[] = [];
+
+  for (const at of valid) {
+    const itemCompany = companyOf(at.item);
+    for (const claim of claimsOf(at)) {
+      const owners = mapOf(inFile, claim.entity, () => new Map<Key, Owner>());
+      const first = owners.get(claim.key);
+      if (first) {
+        issues.push(issue(at, claim.field, duplicateMessage(claim, first.where)));
+        continue;
+      }
+      owners.set(claim.key, { company: itemCompany, where: `${at.name}[${at.index}]` });
+      claims.push({ at, claim });
+    }
+    if (itemCompany !== null) refs.push({ at, ref: { entity: company, key: itemCompany, field: 'CompanyId', company: null } });
+    for (const ref of at.collection.refs?.(at.item) ?? []) refs.push({ at, ref });
+  }
+
+  // Items the schema refused still exist as far as references are concerned.
+  const refused = new Map<Entity, Set<Key>>();
+  for (const { collection, raw } of invalid) {
+    const key = rawId(raw);
+    if (collection.entity && !collection.entity.perCompany && key !== undefined) {
+      mapOf(refused, collection.entity, () => new Set<Key>()).add(key);
+    }
+  }
+
+  const wanted = new Map<Entity, Set<Key>>();
+  for (const { claim } of claims) mapOf(wanted, claim.entity, () => new Set<Key>()).add(claim.key);
+  for (const { ref } of refs) {
+    if (!inFile.get(ref.entity)?.has(ref.key)) mapOf(wanted, ref.entity, () => new Set<Key>()).add(ref.key);
+  }
+  const stored = new Map<Entity, Map<Key, string | null>>();
+  for (const [target, keys] of wanted) stored.set(target, await lookupStored(db, target, [...keys]));
+
+  for (const { at, claim } of claims) {
+    if (stored.get(claim.entity)?.has(claim.key)) issues.push(issue(at, claim.field, existsMessage(claim)));
+  }
+  for (const { at, ref } of refs) {
+    const owner = inFile.get(ref.entity)?.get(ref.key);
+    const ownerCompany = owner ? owner.company : stored.get(ref.entity)?.get(ref.key);
+    const { label } = ref.entity;
+    if (ownerCompany === undefined) {
+      if (!refused.get(ref.entity)?.has(ref.key)) {
+        issues.push(issue(at, ref.field, `refers to ${label} ${ref.key}, which is neither in this file nor in the store`));
+      }
+    } else if (ref.company !== null && ownerCompany !== ref.company) {
+      issues.push(issue(at, ref.field, `refers to ${label} ${ref.key}, which belongs to another company`));
+    }
+  }
+  return issues;
+}
+
+/** Stored rows among `keys`, each with its company (null for rows that belong to none). */
+async function lookupStored(db: Kysely<Database>, target: Entity, keys: Key[]): Promise<Map<Key, string | null>> {
   const found = new Map<Key, string | null>();
-  const anyDb = db as Kysely<any>; // table chosen at run time
+  const column = target.column ?? 'id';
+  const anyDb = db as Kysely<any>; // the table is chosen at run time
   for (let start = 0; start < keys.length; start += 500) {
     const chunk = keys.slice(start, start + 500);
-    if (kind === 'rebateCodeSign' || kind === 'webhookEndpoint') {
-      // Keys are `company/value`; the value column alone narrows the search.
-      const column = kind === 'rebateCodeSign' ? 'sign_key' : 'id';
-      const table = kind === 'rebateCodeSign' ? 'rebate_codes' : 'webhook_endpoints';
-      const values = chunk.map((key) => String(key).slice(String(key).indexOf('/') + 1));
-      const rows = await anyDb.selectFrom(table).select(['company_id', `${column} as value`]).where(column, 'in', values).execute();
-      for (const row of rows) found.set(`${row.company_id}/${row.value}`, row.company_id);
-      continue;
-    }
-    const { table, company } = STORED[kind];
+    // A key unique within a company is `company/value`; the value column alone narrows the search.
+    const values = target.perCompany ? chunk.map((key) => String(key).slice(String(key).indexOf('/') + 1)) : chunk;
     const rows = await anyDb
-      .selectFrom(table)
-      .select(company ? ['id', 'company_id'] : ['id'])
-      .where('id', 'in', chunk)
+      .selectFrom(target.table)
+      .select(target.owned ? [`${column} as value`, 'company_id'] : [`${column} as value`])
+      .where(column, 'in', values)
       .execute();
-    for (const row of rows) found.set(row.id, company ? row.company_id : kind === 'company' ? row.id : null);
+    for (const row of rows) {
+      const key = target.perCompany ? `${row.company_id}/${row.value}` : row.value;
+      found.set(key, target.owned ? row.company_id : null);
+    }
   }
   return found;
 }
 
-/** Message types the templates need, from the file or the store. */
-async function checkContext(db: Kysely<Database>, valid: ValidItem[]): Promise<CheckContext> {
-  const types = new Map<number, { maxCharacters: number; sendMethodId: number }>();
-  for (const { collection, item } of valid) {
-    if (collection === 'MessageTypes') types.set(item.Id, { maxCharacters: item.MaxCharacters, sendMethodId: item.SendMethodId });
-  }
-  const needed = [...new Set(valid.filter((v) => v.collection === 'MessageTemplates').map((v) => v.item.TypeId as number))]
-    .filter((typeId) => !types.has(typeId));
-  if (needed.length > 0) {
-    const rows = await db.selectFrom('message_types').select(['id', 'max_characters', 'send_method_id']).where('id', 'in', needed).execute();
-    for (const row of rows) types.set(row.id, { maxCharacters: row.max_characters, sendMethodId: row.send_method_id });
-  }
-  return { messageType: (typeId) => types.get(typeId) };
-}
-
-function mapOf<K, V>(maps: Map<EntityKind, Map<K, V>>, kind: EntityKind): Map<K, V> {
-  let map = maps.get(kind);
-  if (!map) maps.set(kind, (map = new Map()));
-  return map;
-}
-
-function setOf<K>(sets: Map<EntityKind, Set<K>>, kind: EntityKind): Set<K> {
-  let set = sets.get(kind);
-  if (!set) sets.set(kind, (set = new Set()));
-  return set;
+function mapOf<K, V>(maps: Map<K, V>, key: K, create: () => V): V {
+  let value = maps.get(key);
+  if (value === undefined) maps.set(key, (value = create()));
+  return value;
 }

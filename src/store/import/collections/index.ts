@@ -1,4 +1,4 @@
-import type { Collection, EntityKind } from '../collection.js';
+import type { AnyCollection } from '../collection.js';
 import { articles, customFields } from './fields-articles.js';
 import { mcpUsage, messageTemplates, printouts, webhookEndpoints } from './messaging.js';
 import { customers, services, tags } from './people.js';
@@ -29,30 +29,7 @@ export const COLLECTIONS = {
   MessageTemplates: messageTemplates,
   WebhookEndpoints: webhookEndpoints,
   McpUsage: mcpUsage,
-} satisfies Record<string, Collection<any>>;
+} satisfies Record<string, AnyCollection>;
 
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
-
-/**
- * The kind of row an item's `Id` names, so that an item which failed validation still
- * counts as present: references to it are not reported a second time as missing.
- */
-export const ID_KIND: Partial<Record<CollectionName, EntityKind>> = {
-  Categories: 'category',
-  BillingMethods: 'billingMethod',
-  MessageTypes: 'messageType',
-  Companies: 'company',
-  Services: 'service',
-  Tags: 'tag',
-  Customers: 'customer',
-  Resources: 'resource',
-  TimeExceptions: 'timeException',
-  Bookings: 'booking',
-  ResourceTypes: 'resourceType',
-  CustomFields: 'customField',
-  Articles: 'article',
-  RebateCodes: 'rebateCode',
-  Printouts: 'printout',
-  MessageTemplates: 'messageTemplate',
-};

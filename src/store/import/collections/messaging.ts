@@ -1,119 +1,91 @@
-import { collection, flag, insertRows, insertWithId, refsTo, refTo } from '../collection.js';
-import type { Issue } from '../fields.js';
-import { bool, dateTime, guid, id, ids, int, list, str, url } from '../fields.js';
+import { checkTemplate, normalizeSender, type MessageTypeRule } from '../../../domain/messages.js';
+import { checkUrlShape, normalizeEventTypes } from '../../../domain/webhooks.js';
+import { collection, columns, entity, flag, insertRows, insertWithId, refsTo, refTo } from '../collection.js';
+import { dateTime, fromContract, guid, idList, nonNegative, object, positive } from '../schema.js';
+import { service } from './people.js';
+import { messageType, messageTypes } from './reference.js';
 
 /** Booking printouts, message templates, webhook endpoints and MCP usage records. */
 
+const printout = entity({ label: 'printout', table: 'printouts', owned: true });
+const messageTemplate = entity({ label: 'message template', table: 'message_templates', owned: true });
+const webhookEndpoint = entity({ label: 'webhook endpoint', table: 'webhook_endpoints', owned: true, perCompany: { what: 'id' } });
+
+const CELLS = [
+  'HeaderLeftCell', 'HeaderMiddleCell', 'HeaderRightCell', 'BodyCell', 'FooterLeftCell', 'FooterMiddleCell', 'FooterRightCell',
+] as const;
+const printoutFields = fromContract('PrintoutQueryResponse', ['Id', 'Name', ...CELLS]);
+
 export const printouts = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: id(),
-    Name: str({ nonEmpty: true }).req(),
-    HeaderLeftCell: str(),
-    HeaderMiddleCell: str(),
-    HeaderRightCell: str(),
-    BodyCell: str(),
-    FooterLeftCell: str(),
-    FooterMiddleCell: str(),
-    FooterRightCell: str(),
-  },
-  keys: (p) => (p.Id === null ? [] : [{ kind: 'printout', key: p.Id, path: ['Id'] }]),
+  entity: printout,
+  schema: object(
+    { CompanyId: guid, ...printoutFields, Id: positive(printoutFields.Id) },
+    { required: ['CompanyId', 'Name'], filled: ['Name'] },
+  ),
   async write(db, items) {
-    for (const p of items) {
-      await insertWithId(db, 'printouts', {
-        company_id: p.CompanyId,
-        name: p.Name,
-        header_left_cell: p.HeaderLeftCell,
-        header_middle_cell: p.HeaderMiddleCell,
-        header_right_cell: p.HeaderRightCell,
-        body_cell: p.BodyCell,
-        footer_left_cell: p.FooterLeftCell,
-        footer_middle_cell: p.FooterMiddleCell,
-        footer_right_cell: p.FooterRightCell,
-      }, p.Id);
-    }
+    for (const p of items) await insertWithId(db, 'printouts', columns(p, ['CompanyId', 'Name', ...CELLS]), p.Id);
   },
 });
 
-const EMAIL = 1;
-const SMS = 2;
+const templateFields = {
+  ...fromContract('MessageTemplatesQueryResponse', ['Id', 'Default']),
+  ...fromContract('CreateMessageTemplate', ['TypeId', 'Name', 'Title', 'Body', 'Sender', 'Language']),
+};
 
 export const messageTemplates = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: id(),
-    TypeId: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    Title: str({ nonEmpty: true }).req(),
-    Body: str({ nonEmpty: true }).req(),
-    Sender: str(),
-    Language: str({ oneOf: ['sv', 'en'] }),
-    Default: bool(),
-    ServiceIds: ids(),
-    Created: dateTime(),
+  entity: messageTemplate,
+  schema: object(
+    { CompanyId: guid, ...templateFields, Id: positive(templateFields.Id), ServiceIds: idList, Created: dateTime },
+    { required: ['CompanyId', 'TypeId', 'Name', 'Title', 'Body'] },
+  ),
+  refs: (m) => [...refTo(messageType, m.TypeId, 'TypeId', null), ...refsTo(service, m.ServiceIds, 'ServiceIds', m.CompanyId)],
+  /** The message types the templates name, from the file or the store. */
+  async context(db, items, file) {
+    const rule = (id: number, maxCharacters: number, sendMethodId: number): [number, MessageTypeRule] => [id, { id, maxCharacters, sendMethodId }];
+    const types = new Map(file.of(messageTypes).map((t) => rule(t.Id, t.MaxCharacters, t.SendMethodId)));
+    const stored = [...new Set(items.map((m) => m.TypeId))].filter((typeId) => !types.has(typeId));
+    if (stored.length > 0) {
+      const rows = await db.selectFrom('message_types').select(['id', 'max_characters', 'send_method_id']).where('id', 'in', stored).execute();
+      for (const row of rows) types.set(...rule(row.id, row.max_characters, row.send_method_id));
+    }
+    return types;
   },
-  keys: (m) => (m.Id === null ? [] : [{ kind: 'messageTemplate', key: m.Id, path: ['Id'] }]),
-  refs: (m) => [
-    ...refTo('messageType', m.TypeId, 'TypeId', null),
-    ...refsTo('service', m.ServiceIds, 'ServiceIds', m.CompanyId),
-  ],
-  check(m, ctx) {
-    const type = ctx.messageType(m.TypeId);
-    if (!type) return []; // the missing type is reported as a reference
-    const issues: Issue[] = [];
-    if (m.Body.length > type.maxCharacters) {
-      issues.push({ path: ['Body'], message: `must be at most ${type.maxCharacters} characters for message type ${m.TypeId}` });
-    }
-    if (m.Sender !== null && type.sendMethodId === SMS) {
-      issues.push({ path: ['Sender'], message: 'cannot be set for an SMS message type' });
-    }
-    if (m.Sender !== null && type.sendMethodId === EMAIL && !/^[^@\s]+@[^@\s]+$/.test(m.Sender)) {
-      issues.push({ path: ['Sender'], message: 'must be an e-mail address' });
-    }
-    return issues;
+  // A TypeId that names no type, and the services, are checked as references.
+  check(m, types) {
+    const type = types.get(m.TypeId);
+    return type ? checkTemplate({ ...m, Sender: m.Sender ?? undefined, Services: null }, type, new Set()).errors : [];
   },
   async write(db, items, { now }) {
     for (const m of items) {
-      const templateId = await insertWithId(db, 'message_templates', {
-        company_id: m.CompanyId,
-        type_id: m.TypeId,
-        name: m.Name,
-        title: m.Title,
-        body: m.Body,
-        sender: m.Sender,
-        language: m.Language,
+      const row = {
+        ...columns(m, ['CompanyId', 'TypeId', 'Name', 'Title', 'Body', 'Language']),
+        sender: normalizeSender(m.Sender ?? undefined) ?? null,
         is_default: flag(m.Default, 0),
         created: m.Created ?? now,
-      }, m.Id);
-      await insertRows(db, 'message_template_services', (m.ServiceIds ?? []).map((serviceId) => ({
-        message_template_id: templateId,
-        service_id: serviceId,
-      })));
+      };
+      const templateId = await insertWithId(db, 'message_templates', row, m.Id);
+      await insertRows(db, 'message_template_services', (m.ServiceIds ?? []).map((service_id) => ({ message_template_id: templateId, service_id })));
     }
   },
 });
 
+const hookFields = {
+  ...fromContract('WebhookEndpoint', ['Id', 'Secret']),
+  ...fromContract('UpdateWebhookEndpoint', ['Url', 'EventTypes', 'Description', 'Disabled']),
+};
+
 export const webhookEndpoints = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: str({ nonEmpty: true }).req(),
-    Url: url().req(),
-    Description: str(),
-    EventTypes: list(str({ nonEmpty: true }), { unique: true, minItems: 1 }).req(),
-    Disabled: bool(),
-    Secret: str({ nonEmpty: true }),
-    Created: dateTime(),
-    Updated: dateTime(),
-  },
-  // Endpoint ids are unique within their company only.
-  keys: (w) => [{ kind: 'webhookEndpoint', key: `${w.CompanyId}/${w.Id}`, path: ['Id'] }],
+  entity: webhookEndpoint,
+  schema: object(
+    { CompanyId: guid, ...hookFields, Created: dateTime, Updated: dateTime },
+    { required: ['CompanyId', 'Id', 'Url', 'EventTypes'], filled: ['Id', 'Secret'] },
+  ),
+  // The save-time address policy is left out: data files name reserved `*.example` hosts.
+  check: (w) => [...checkUrlShape(w.Url), ...normalizeEventTypes(w.EventTypes).errors],
   async write(db, items, { now, newWebhookSecret }) {
     await insertRows(db, 'webhook_endpoints', items.map((w) => ({
-      company_id: w.CompanyId,
-      id: w.Id,
-      url: w.Url,
-      description: w.Description,
-      event_types: JSON.stringify(w.EventTypes),
+      ...columns(w, ['CompanyId', 'Id', 'Url', 'Description']),
+      event_types: JSON.stringify(normalizeEventTypes(w.EventTypes).eventTypes),
       disabled: flag(w.Disabled, 0),
       secret: w.Secret ?? newWebhookSecret(),
       created: w.Created ?? now,
@@ -123,16 +95,11 @@ export const webhookEndpoints = collection({
 });
 
 export const mcpUsage = collection({
-  shape: {
-    CompanyId: guid().req(),
-    TokensUsed: int({ min: 0 }).req(),
-    At: dateTime().req(),
-  },
+  schema: object(
+    { CompanyId: guid, TokensUsed: nonNegative(fromContract('AiChatUsageResponse', ['TokensUsed']).TokensUsed), At: dateTime },
+    { required: ['CompanyId', 'TokensUsed', 'At'] },
+  ),
   async write(db, items) {
-    await insertRows(db, 'mcp_usage', items.map((u) => ({
-      company_id: u.CompanyId,
-      tokens_used: u.TokensUsed,
-      at: u.At,
-    })));
+    await insertRows(db, 'mcp_usage', items.map((u) => columns(u, ['CompanyId', 'TokensUsed', 'At'])));
   },
 });

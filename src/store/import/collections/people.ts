@@ -1,49 +1,45 @@
-import { collection, flag, insertRows, refsTo } from '../collection.js';
-import { bool, color, dateTime, guid, id, ids, int, str, url } from '../fields.js';
+import { collection, columns, entity, flag, insertRows, linkRows, refsTo } from '../collection.js';
+import { bool, dateTime, fromContract, guid, idList, narrow, object, positive, text } from '../schema.js';
 
 /** Services, tags and customers of a company. */
 
+export const service = entity({ label: 'service', table: 'services', owned: true });
+export const tag = entity({ label: 'tag', table: 'tags', owned: true });
+export const customer = entity({ label: 'customer', table: 'customers', owned: true });
+
+/** `#rrggbb`, the form the contract describes for colors. */
+export const COLOR = { pattern: '^#[0-9a-fA-F]{6}$' };
+
+const serviceFields = {
+  ...fromContract('RebateCodeServiceResponse', ['Id', 'Name', 'Description', 'Active']),
+  ...fromContract('MessageServices', ['ImageUrl']),
+};
+
 export const services = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    Description: str(),
-    ImageUrl: url(),
-    Active: bool(),
-  },
-  keys: (s) => [{ kind: 'service', key: s.Id, path: ['Id'] }],
+  entity: service,
+  schema: object(
+    { CompanyId: guid, ...serviceFields, Id: positive(serviceFields.Id) },
+    { required: ['CompanyId', 'Id', 'Name'], filled: ['Name'] },
+  ),
   async write(db, items) {
     await insertRows(db, 'services', items.map((s) => ({
-      id: s.Id,
-      company_id: s.CompanyId,
-      name: s.Name,
-      description: s.Description,
-      image_url: s.ImageUrl,
+      ...columns(s, ['Id', 'CompanyId', 'Name', 'Description', 'ImageUrl']),
       active: flag(s.Active, 1),
     })));
   },
 });
 
+const tagFields = fromContract('TagResponse', ['Id', 'Name', 'Scope', 'Color', 'SortOrder', 'Active', 'CreatedDate']);
+
 export const tags = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    Scope: int(),
-    Color: color(),
-    SortOrder: int(),
-    Active: bool(),
-    CreatedDate: dateTime(),
-  },
-  keys: (t) => [{ kind: 'tag', key: t.Id, path: ['Id'] }],
+  entity: tag,
+  schema: object(
+    { CompanyId: guid, ...tagFields, Id: positive(tagFields.Id), Color: narrow(tagFields.Color, COLOR) },
+    { required: ['CompanyId', 'Id', 'Name'], filled: ['Name'] },
+  ),
   async write(db, items, { now }) {
     await insertRows(db, 'tags', items.map((t) => ({
-      id: t.Id,
-      company_id: t.CompanyId,
-      name: t.Name,
-      scope: t.Scope,
-      color: t.Color,
+      ...columns(t, ['Id', 'CompanyId', 'Name', 'Scope', 'Color']),
       sort_order: t.SortOrder ?? 0,
       active: flag(t.Active, 1),
       created_date: t.CreatedDate ?? now,
@@ -51,53 +47,31 @@ export const tags = collection({
   },
 });
 
+const CUSTOMER_FIELDS = [
+  'Id', 'Firstname', 'Lastname', 'Email', 'Phone', 'SocialUserName', 'ImageUrl', 'PersonalIdentityNumber',
+  'CorporateIdentityNumber', 'InvoiceAddress1', 'InvoiceAddress2', 'InvoiceCity', 'InvoicePostalCode', 'InvoiceCountryCode',
+] as const;
+
 export const customers = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: guid().req(),
-    Firstname: str(),
-    Lastname: str(),
-    Email: str(),
-    Phone: str(),
-    SocialUserName: str(),
-    ImageUrl: str(),
-    PersonalIdentityNumber: str(),
-    CorporateIdentityNumber: str(),
-    InvoiceAddress1: str(),
-    InvoiceAddress2: str(),
-    InvoiceCity: str(),
-    InvoicePostalCode: str(),
-    InvoiceCountryCode: str(),
-    SubscribedToNewsletter: bool(),
-    Comments: str(),
-    Created: dateTime(),
-    TagIds: ids(),
-  },
-  keys: (c) => [{ kind: 'customer', key: c.Id, path: ['Id'] }],
-  refs: (c) => refsTo('tag', c.TagIds, 'TagIds', c.CompanyId),
+  entity: customer,
+  schema: object(
+    {
+      CompanyId: guid,
+      ...fromContract('BookedCustomer', CUSTOMER_FIELDS),
+      SubscribedToNewsletter: bool,
+      Comments: text,
+      Created: dateTime,
+      TagIds: idList,
+    },
+    { required: ['CompanyId', 'Id'] },
+  ),
+  refs: (c) => refsTo(tag, c.TagIds, 'TagIds', c.CompanyId),
   async write(db, items, { now }) {
     await insertRows(db, 'customers', items.map((c) => ({
-      id: c.Id,
-      company_id: c.CompanyId,
-      firstname: c.Firstname,
-      lastname: c.Lastname,
-      email: c.Email,
-      phone: c.Phone,
-      social_user_name: c.SocialUserName,
-      image_url: c.ImageUrl,
-      personal_identity_number: c.PersonalIdentityNumber,
-      corporate_identity_number: c.CorporateIdentityNumber,
-      invoice_address1: c.InvoiceAddress1,
-      invoice_address2: c.InvoiceAddress2,
-      invoice_city: c.InvoiceCity,
-      invoice_postal_code: c.InvoicePostalCode,
-      invoice_country_code: c.InvoiceCountryCode,
+      ...columns(c, ['CompanyId', ...CUSTOMER_FIELDS, 'Comments']),
       subscribed_to_newsletter: flag(c.SubscribedToNewsletter, 0),
-      comments: c.Comments,
       created: c.Created ?? now,
     })));
-    await insertRows(db, 'customer_tags', items.flatMap((c) =>
-      (c.TagIds ?? []).map((tagId) => ({ customer_id: c.Id, tag_id: tagId })),
-    ));
+    await insertRows(db, 'customer_tags', linkRows(items, (c) => c.TagIds, (c, tag_id) => ({ customer_id: c.Id, tag_id })));
   },
 });

@@ -1,183 +1,161 @@
+import { ACTIVE, REBATE_CODE_STATUSES, REBATE_CODE_TYPES, rebateCodeTypeName, WEEKDAYS } from '../../../domain/rebate-code-reference.js';
+import { invalid, type FieldError } from '../../../domain/refusals.js';
 import { rebateCodeSignKey } from '../../sign-key.js';
-import { collection, flag, insertRows, insertWithId, periodIssue, refsTo, refTo, type KeyClaim } from '../collection.js';
-import type { Issue } from '../fields.js';
-import { bool, dateTime, guid, id, ids, int, list, num, obj, str, timespan } from '../fields.js';
+import { collection, columns, entity, flag, insertRows, insertWithId, notBefore, refsTo, refTo, type KeyClaim } from '../collection.js';
+import { fromContract, guid, idList, int32, listOf, nonNegative, object, oneOf, positive, type TypeOf } from '../schema.js';
+import { article } from './fields-articles.js';
+import { customer, service } from './people.js';
+import { booking } from './scheduling.js';
 
 /**
  * Rebate codes with their weekdays, services, customers, and (an extension of the file
  * format, so demo and test data can show history) their Transactions and PaymentLog.
  */
 
-const PUNCH_TICKET = 3;
-const VALUE_CARD = 4;
-const GIFT_CARD = 5;
-const PERCENT = 1;
-
-const transaction = obj({
-  Id: id(),
-  Amount: num().req(),
-  Usage: int(),
-  BookingId: id(),
-  Note: str(),
-  CustomerId: guid(),
-  ServiceId: id(),
-  CreatedDate: dateTime(),
-  UpdatedDate: dateTime(),
+const rebateCode = entity({ label: 'rebate code', table: 'rebate_codes', owned: true });
+const sign = entity({
+  label: 'rebate code',
+  table: 'rebate_codes',
+  column: 'sign_key',
+  owned: true,
+  perCompany: { what: 'sign', note: ' (signs are unique regardless of case)' },
 });
+const transaction = entity({ label: 'rebate code transaction', table: 'rebate_code_transactions', owned: true });
+const paymentLog = entity({ label: 'payment log', table: 'payment_logs', owned: true });
 
-const payment = obj({
-  Id: id(),
-  Amount: num(),
-  AmountCredited: num(),
-  CurrencyId: str(),
-  Comments: str(),
-  Created: dateTime(),
-  Updated: dateTime(),
-});
+type TypeName = (typeof REBATE_CODE_TYPES)[keyof typeof REBATE_CODE_TYPES];
+const isType = (typeId: number, ...names: TypeName[]): boolean => names.some((name) => rebateCodeTypeName(typeId) === name);
+const idsOf = (names: Record<number, string>): number[] => Object.keys(names).map(Number);
 
-const receiver = obj({
-  CustomerId: guid(),
-  Firstname: str(),
-  Lastname: str(),
-  Email: str(),
-  ReceiverMessage: str(),
-});
+const codeFields = fromContract('RebateCodeResponse', [
+  'Id', 'RebateCodeSign', 'RebateCodeTypeId', 'RebateCodeValue', 'RebateCodeStatusId', 'Name', 'ValidFrom', 'ValidTo',
+  'FromTime', 'ToTime', 'MaxNumberOfUses', 'MaxNumberOfUsesPerCustomer', 'NumberOfUsesUsed', 'PersonalNote', 'PaymentReceived',
+  'RemainingAmount', 'RemainingUsage', 'RebateCodeCurrencySign', 'PriceSign', 'CreatedBy', 'UpdatedBy', 'Created', 'Updated',
+]);
+const transactionFields = fromContract('RebateCodeTransactionQueryResponse', ['Id', 'Amount', 'BookingId', 'Note', 'CreatedDate', 'UpdatedDate']);
+const paymentFields = fromContract('PaymentLogResponse', ['Id', 'Amount', 'AmountCredited', 'CurrencyId', 'Comments', 'Created', 'Updated']);
+
+const transactionItem = object(
+  {
+    ...transactionFields,
+    Id: positive(transactionFields.Id),
+    BookingId: positive(transactionFields.BookingId),
+    // Uses changed, a number here (the document answers it as text).
+    Usage: int32,
+    CustomerId: guid,
+    ServiceId: positive(int32),
+  },
+  { required: ['Amount'] },
+);
+const paymentItem = object({ ...paymentFields, Id: positive(paymentFields.Id) });
+const receiver = object(fromContract('CreateArticleRebateCodeReceiver', ['CustomerId', 'Firstname', 'Lastname', 'Email', 'ReceiverMessage']));
+const NO_RECEIVER: TypeOf<typeof receiver> = { CustomerId: null, Firstname: null, Lastname: null, Email: null, ReceiverMessage: null };
+
+const schema = object(
+  {
+    CompanyId: guid,
+    ...codeFields,
+    Id: positive(codeFields.Id),
+    RebateCodeTypeId: oneOf(codeFields.RebateCodeTypeId, idsOf(REBATE_CODE_TYPES)),
+    RebateCodeValue: nonNegative(codeFields.RebateCodeValue),
+    RebateCodeStatusId: oneOf(codeFields.RebateCodeStatusId, idsOf(REBATE_CODE_STATUSES)),
+    MaxNumberOfUses: nonNegative(codeFields.MaxNumberOfUses),
+    MaxNumberOfUsesPerCustomer: nonNegative(codeFields.MaxNumberOfUsesPerCustomer),
+    NumberOfUsesUsed: nonNegative(codeFields.NumberOfUsesUsed),
+    RemainingAmount: nonNegative(codeFields.RemainingAmount),
+    RemainingUsage: nonNegative(codeFields.RemainingUsage),
+    ArticleId: positive(int32),
+    DaysOfWeek: listOf(oneOf(int32, WEEKDAYS.map((day) => day.id)), { uniqueItems: true }),
+    ServiceIds: idList,
+    CustomerIds: listOf(guid, { uniqueItems: true }),
+    Receiver: receiver,
+    Transactions: listOf(transactionItem),
+    PaymentLog: listOf(paymentItem),
+  },
+  { required: ['CompanyId', 'RebateCodeSign', 'RebateCodeTypeId', 'RebateCodeValue', 'ValidFrom', 'ValidTo'], filled: ['RebateCodeSign'] },
+);
+type RebateCodeItem = TypeOf<typeof schema>;
+
+/** Nested rows with ids of their own, which nothing else may claim. */
+const nestedKeys = (target: typeof transaction, list: { Id: number | null }[] | null, field: string): KeyClaim[] =>
+  (list ?? []).flatMap((row, index) => (row.Id === null ? [] : [{ entity: target, key: row.Id, field: `${field}[${index}].Id` }]));
+
+function check(r: RebateCodeItem): FieldError[] {
+  const errors = notBefore(r, 'ValidFrom', 'ValidTo');
+  if (isType(r.RebateCodeTypeId, 'Percent') && r.RebateCodeValue > 100) {
+    errors.push(invalid('LessThanOrEqual', 'RebateCodeValue', (name) => `${name} must be less than or equal to '100' for a Percent code.`));
+  }
+  if (r.RemainingAmount !== null && !isType(r.RebateCodeTypeId, 'ValueCard', 'GiftCard')) {
+    errors.push(invalid('Invalid', 'RemainingAmount', (name) => `${name} applies only to ValueCard and GiftCard codes.`));
+  }
+  if (r.RemainingUsage !== null && !isType(r.RebateCodeTypeId, 'PunchTicket')) {
+    errors.push(invalid('Invalid', 'RemainingUsage', (name) => `${name} applies only to PunchTicket codes.`));
+  }
+  // Guids are compared lower-case, so two spellings of one customer would collide as links.
+  const repeated = (r.CustomerIds ?? []).findIndex((id, index, all) => all.indexOf(id) !== index);
+  if (repeated >= 0) errors.push(invalid('Unique', `CustomerIds[${repeated}]`, (name) => `${name} lists a customer twice.`));
+  return errors;
+}
+
+function codeRow(r: RebateCodeItem, now: string) {
+  const receiverFields = r.Receiver ?? NO_RECEIVER;
+  return {
+    ...columns(r, ['CompanyId', 'Name', 'ValidFrom', 'ValidTo', 'FromTime', 'ToTime', 'PersonalNote', 'ArticleId', 'PriceSign']),
+    ...columns(r, ['CreatedBy', 'UpdatedBy']),
+    ...columns(receiverFields, ['CustomerId', 'Firstname', 'Lastname', 'Email'], 'receiver_'),
+    receiver_message: receiverFields.ReceiverMessage,
+    sign: r.RebateCodeSign,
+    sign_key: rebateCodeSignKey(r.RebateCodeSign),
+    type_id: r.RebateCodeTypeId,
+    value: r.RebateCodeValue,
+    status_id: r.RebateCodeStatusId ?? ACTIVE,
+    currency_sign: r.RebateCodeCurrencySign,
+    payment_received: flag(r.PaymentReceived, 0),
+    max_number_of_uses: r.MaxNumberOfUses ?? 0,
+    max_number_of_uses_per_customer: r.MaxNumberOfUsesPerCustomer ?? 0,
+    number_of_uses_used: r.NumberOfUsesUsed ?? 0,
+    // A new card holds its full value; a new punch ticket all its uses.
+    remaining_amount: r.RemainingAmount ?? (isType(r.RebateCodeTypeId, 'ValueCard', 'GiftCard') ? r.RebateCodeValue : null),
+    remaining_usage: r.RemainingUsage ?? (isType(r.RebateCodeTypeId, 'PunchTicket') ? r.RebateCodeValue : null),
+    created: r.Created ?? now,
+    updated: r.Updated ?? r.Created ?? now,
+  };
+}
 
 export const rebateCodes = collection({
-  shape: {
-    CompanyId: guid().req(),
-    Id: id(),
-    RebateCodeSign: str({ nonEmpty: true }).req(),
-    RebateCodeTypeId: int({ oneOf: [1, 2, 3, 4, 5] }).req(),
-    RebateCodeValue: int({ min: 0 }).req(),
-    RebateCodeStatusId: int({ oneOf: [1, 2, 3] }),
-    Name: str(),
-    ValidFrom: dateTime().req(),
-    ValidTo: dateTime().req(),
-    FromTime: timespan(),
-    ToTime: timespan(),
-    MaxNumberOfUses: int({ min: 0 }),
-    MaxNumberOfUsesPerCustomer: int({ min: 0 }),
-    NumberOfUsesUsed: int({ min: 0 }),
-    PersonalNote: str(),
-    ArticleId: id(),
-    PaymentReceived: bool(),
-    DaysOfWeek: list(int({ min: 1, max: 7 }), { unique: true }),
-    ServiceIds: ids(),
-    CustomerIds: list(guid(), { unique: true }),
-    RemainingAmount: num({ min: 0 }),
-    RemainingUsage: int({ min: 0 }),
-    RebateCodeCurrencySign: str(),
-    PriceSign: str(),
-    CreatedBy: str(),
-    UpdatedBy: str(),
-    Created: dateTime(),
-    Updated: dateTime(),
-    Receiver: receiver,
-    Transactions: list(transaction),
-    PaymentLog: list(payment),
-  },
+  entity: rebateCode,
+  schema,
   keys: (r) => [
-    ...(r.Id === null ? [] : [{ kind: 'rebateCode', key: r.Id, path: ['Id'] } satisfies KeyClaim]),
-    // One sign per company, whatever its case.
-    { kind: 'rebateCodeSign', key: `${r.CompanyId}/${rebateCodeSignKey(r.RebateCodeSign)}`, path: ['RebateCodeSign'] },
-    ...(r.Transactions ?? []).flatMap((t, i): KeyClaim[] =>
-      t.Id === null ? [] : [{ kind: 'rebateCodeTransaction', key: t.Id, path: ['Transactions', i, 'Id'] }],
-    ),
-    ...(r.PaymentLog ?? []).flatMap((p, i): KeyClaim[] =>
-      p.Id === null ? [] : [{ kind: 'paymentLog', key: p.Id, path: ['PaymentLog', i, 'Id'] }],
-    ),
+    { entity: sign, key: `${r.CompanyId}/${rebateCodeSignKey(r.RebateCodeSign)}`, field: 'RebateCodeSign' },
+    ...nestedKeys(transaction, r.Transactions, 'Transactions'),
+    ...nestedKeys(paymentLog, r.PaymentLog, 'PaymentLog'),
   ],
   refs: (r) => [
-    ...refTo('article', r.ArticleId, 'ArticleId', r.CompanyId),
-    ...refsTo('service', r.ServiceIds, 'ServiceIds', r.CompanyId),
-    ...refsTo('customer', r.CustomerIds, 'CustomerIds', r.CompanyId),
-    ...(r.Receiver?.CustomerId
-      ? [{ kind: 'customer' as const, key: r.Receiver.CustomerId, path: ['Receiver', 'CustomerId'], company: r.CompanyId }]
-      : []),
+    ...refTo(article, r.ArticleId, 'ArticleId', r.CompanyId),
+    ...refsTo(service, r.ServiceIds, 'ServiceIds', r.CompanyId),
+    ...refsTo(customer, r.CustomerIds, 'CustomerIds', r.CompanyId),
+    ...refTo(customer, r.Receiver?.CustomerId ?? null, 'Receiver.CustomerId', r.CompanyId),
     ...(r.Transactions ?? []).flatMap((t, i) => [
-      ...refTo('booking', t.BookingId, 'BookingId', r.CompanyId),
-      ...refTo('customer', t.CustomerId, 'CustomerId', r.CompanyId),
-      ...refTo('service', t.ServiceId, 'ServiceId', r.CompanyId),
-    ].map((ref) => ({ ...ref, path: ['Transactions', i, ...ref.path] }))),
+      ...refTo(booking, t.BookingId, `Transactions[${i}].BookingId`, r.CompanyId),
+      ...refTo(customer, t.CustomerId, `Transactions[${i}].CustomerId`, r.CompanyId),
+      ...refTo(service, t.ServiceId, `Transactions[${i}].ServiceId`, r.CompanyId),
+    ]),
   ],
-  check(r) {
-    const issues: Issue[] = periodIssue(r.ValidFrom, r.ValidTo, 'ValidTo', 'ValidFrom');
-    if (r.RebateCodeTypeId === PERCENT && r.RebateCodeValue > 100) {
-      issues.push({ path: ['RebateCodeValue'], message: 'must be at most 100 for a percent code (type 1)' });
-    }
-    if (r.RemainingAmount !== null && r.RebateCodeTypeId !== VALUE_CARD && r.RebateCodeTypeId !== GIFT_CARD) {
-      issues.push({ path: ['RemainingAmount'], message: 'applies only to value and gift cards (types 4, 5)' });
-    }
-    if (r.RemainingUsage !== null && r.RebateCodeTypeId !== PUNCH_TICKET) {
-      issues.push({ path: ['RemainingUsage'], message: 'applies only to punch tickets (type 3)' });
-    }
-    return issues;
-  },
+  check,
   async write(db, items, { now }) {
     for (const r of items) {
-      const isCard = r.RebateCodeTypeId === VALUE_CARD || r.RebateCodeTypeId === GIFT_CARD;
-      const codeId = await insertWithId(db, 'rebate_codes', {
-        company_id: r.CompanyId,
-        sign: r.RebateCodeSign,
-        sign_key: rebateCodeSignKey(r.RebateCodeSign),
-        type_id: r.RebateCodeTypeId,
-        value: r.RebateCodeValue,
-        status_id: r.RebateCodeStatusId ?? 1,
-        name: r.Name,
-        valid_from: r.ValidFrom,
-        valid_to: r.ValidTo,
-        from_time: r.FromTime,
-        to_time: r.ToTime,
-        max_number_of_uses: r.MaxNumberOfUses ?? 0,
-        max_number_of_uses_per_customer: r.MaxNumberOfUsesPerCustomer ?? 0,
-        number_of_uses_used: r.NumberOfUsesUsed ?? 0,
-        // A new card holds its full value; a new punch ticket all its uses.
-        remaining_amount: r.RemainingAmount ?? (isCard ? r.RebateCodeValue : null),
-        remaining_usage: r.RemainingUsage ?? (r.RebateCodeTypeId === PUNCH_TICKET ? r.RebateCodeValue : null),
-        personal_note: r.PersonalNote,
-        article_id: r.ArticleId,
-        payment_received: flag(r.PaymentReceived, 0),
-        currency_sign: r.RebateCodeCurrencySign,
-        price_sign: r.PriceSign,
-        created_by: r.CreatedBy,
-        updated_by: r.UpdatedBy,
-        created: r.Created ?? now,
-        updated: r.Updated ?? r.Created ?? now,
-        receiver_customer_id: r.Receiver?.CustomerId ?? null,
-        receiver_firstname: r.Receiver?.Firstname ?? null,
-        receiver_lastname: r.Receiver?.Lastname ?? null,
-        receiver_email: r.Receiver?.Email ?? null,
-        receiver_message: r.Receiver?.ReceiverMessage ?? null,
-      }, r.Id);
-      await insertRows(db, 'rebate_code_days', (r.DaysOfWeek ?? []).map((day) => ({ rebate_code_id: codeId, day_of_week: day })));
-      await insertRows(db, 'rebate_code_services', (r.ServiceIds ?? []).map((serviceId) => ({ rebate_code_id: codeId, service_id: serviceId })));
-      await insertRows(db, 'rebate_code_customers', (r.CustomerIds ?? []).map((customerId) => ({ rebate_code_id: codeId, customer_id: customerId })));
+      const codeId = await insertWithId(db, 'rebate_codes', codeRow(r, now), r.Id);
+      const owner = { company_id: r.CompanyId, rebate_code_id: codeId };
+      await insertRows(db, 'rebate_code_days', (r.DaysOfWeek ?? []).map((day_of_week) => ({ rebate_code_id: codeId, day_of_week })));
+      await insertRows(db, 'rebate_code_services', (r.ServiceIds ?? []).map((service_id) => ({ rebate_code_id: codeId, service_id })));
+      await insertRows(db, 'rebate_code_customers', (r.CustomerIds ?? []).map((customer_id) => ({ rebate_code_id: codeId, customer_id })));
       for (const t of r.Transactions ?? []) {
-        await insertWithId(db, 'rebate_code_transactions', {
-          company_id: r.CompanyId,
-          rebate_code_id: codeId,
-          amount: t.Amount,
-          usage: t.Usage ?? 0,
-          booking_id: t.BookingId,
-          note: t.Note,
-          customer_id: t.CustomerId,
-          service_id: t.ServiceId,
-          created_date: t.CreatedDate ?? now,
-          updated_date: t.UpdatedDate ?? t.CreatedDate ?? now,
-        }, t.Id);
+        const row = { ...owner, ...columns(t, ['Amount', 'BookingId', 'Note', 'CustomerId', 'ServiceId']), usage: t.Usage ?? 0 };
+        await insertWithId(db, 'rebate_code_transactions', { ...row, created_date: t.CreatedDate ?? now, updated_date: t.UpdatedDate ?? t.CreatedDate ?? now }, t.Id);
       }
       for (const p of r.PaymentLog ?? []) {
-        await insertWithId(db, 'payment_logs', {
-          company_id: r.CompanyId,
-          rebate_code_id: codeId,
-          amount: p.Amount,
-          amount_credited: p.AmountCredited,
-          currency_id: p.CurrencyId,
-          comments: p.Comments,
-          created: p.Created ?? now,
-          updated: p.Updated ?? p.Created ?? now,
-        }, p.Id);
+        const row = { ...owner, ...columns(p, ['Amount', 'AmountCredited', 'CurrencyId', 'Comments']) };
+        await insertWithId(db, 'payment_logs', { ...row, created: p.Created ?? now, updated: p.Updated ?? p.Created ?? now }, p.Id);
       }
     }
   },

@@ -1,32 +1,29 @@
-import { collection, flag, insertRows, refsTo } from '../collection.js';
-import { bool, dateTime, guid, id, int, list, str } from '../fields.js';
+import { collection, columns, entity, flag, insertRows, linkRows, refsTo } from '../collection.js';
+import { dateTime, fromContract, guid, idList, narrow, nonNegative, object, oneOf, positive, text } from '../schema.js';
 
 /** Companies and the global reference data (categories, billing methods, message types). */
 
+export const company = entity({ label: 'company', table: 'companies', owned: false });
+export const category = entity({ label: 'category', table: 'categories', owned: false });
+export const billingMethod = entity({ label: 'billing method', table: 'billing_methods', owned: false });
+export const messageType = entity({ label: 'message type', table: 'message_types', owned: false });
+
+const companyFields = fromContract('RebateCodeCompanyResponse', ['SitePath', 'PaymentProviderId']);
+const { TokenLimit } = fromContract('AiChatUsageResponse', ['TokenLimit']);
+
 export const companies = collection({
-  shape: {
-    Id: guid().req(),
-    Name: str({ nonEmpty: true }).req(),
-    SitePath: str(),
-    PaymentProviderId: int(),
-    McpTokenLimit: int({ min: 0, max: 2147483647 }),
-    CategoryIds: list(id(), { unique: true }),
-    Created: dateTime(),
-  },
-  keys: (c) => [{ kind: 'company', key: c.Id, path: ['Id'] }],
-  refs: (c) => refsTo('category', c.CategoryIds, 'CategoryIds', null),
+  entity: company,
+  schema: object(
+    { Id: guid, Name: text, ...companyFields, McpTokenLimit: nonNegative(TokenLimit), CategoryIds: idList, Created: dateTime },
+    { required: ['Id', 'Name'], filled: ['Name'] },
+  ),
+  refs: (c) => refsTo(category, c.CategoryIds, 'CategoryIds', null),
   async write(db, items, { now }) {
     await insertRows(db, 'companies', items.map((c) => ({
-      id: c.Id,
-      name: c.Name,
-      site_path: c.SitePath,
-      payment_provider_id: c.PaymentProviderId,
-      mcp_token_limit: c.McpTokenLimit,
+      ...columns(c, ['Id', 'Name', 'SitePath', 'PaymentProviderId', 'McpTokenLimit']),
       created: c.Created ?? now,
     })));
-    await insertRows(db, 'company_categories', items.flatMap((c) =>
-      (c.CategoryIds ?? []).map((categoryId) => ({ company_id: c.Id, category_id: categoryId })),
-    ));
+    await insertRows(db, 'company_categories', linkRows(items, (c) => c.CategoryIds, (c, category_id) => ({ company_id: c.Id, category_id })));
   },
 });
 
@@ -40,58 +37,55 @@ function slug(name: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
+const categoryFields = fromContract('CompanyCategoryQueryResponse', ['Id', 'Name', 'NormalizedName', 'Active']);
+
 export const categories = collection({
-  shape: {
-    Id: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    NormalizedName: str(),
-    Active: bool(),
-  },
-  keys: (c) => [{ kind: 'category', key: c.Id, path: ['Id'] }],
+  entity: category,
+  schema: object({ ...categoryFields, Id: positive(categoryFields.Id) }, { required: ['Id', 'Name'], filled: ['Name'] }),
   async write(db, items) {
     await insertRows(db, 'categories', items.map((c) => ({
-      id: c.Id,
-      name: c.Name,
+      ...columns(c, ['Id', 'Name']),
       normalized_name: c.NormalizedName ?? slug(c.Name),
       active: flag(c.Active, 1),
     })));
   },
 });
 
+const billingFields = fromContract('BillingMethodQueryResponse', ['Id', 'Name', 'Description', 'Countries']);
+
 export const billingMethods = collection({
-  shape: {
-    Id: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    Description: str(),
-    Countries: list(str({ nonEmpty: true }), { unique: true }),
-  },
-  keys: (b) => [{ kind: 'billingMethod', key: b.Id, path: ['Id'] }],
+  entity: billingMethod,
+  schema: object(
+    {
+      ...billingFields,
+      Id: positive(billingFields.Id),
+      // Each country once, as a link row.
+      Countries: narrow(billingFields.Countries, { uniqueItems: true, items: { minLength: 1 } }),
+    },
+    { required: ['Id', 'Name'], filled: ['Name'] },
+  ),
   async write(db, items) {
-    await insertRows(db, 'billing_methods', items.map((b) => ({ id: b.Id, name: b.Name, description: b.Description })));
-    await insertRows(db, 'billing_method_countries', items.flatMap((b) =>
-      (b.Countries ?? []).map((country) => ({ billing_method_id: b.Id, country_id: country })),
-    ));
+    await insertRows(db, 'billing_methods', items.map((b) => columns(b, ['Id', 'Name', 'Description'])));
+    await insertRows(db, 'billing_method_countries', linkRows(items, (b) => b.Countries, (b, country_id) => ({ billing_method_id: b.Id, country_id })));
   },
 });
 
+/** 1 Email, 2 SMS (product-decisions §6): the values the store's CHECK allows. */
+const SEND_METHODS = [1, 2];
+const typeFields = fromContract('MessageTypeQueryResponse', ['Id', 'Name', 'Description', 'MaxCharacters', 'DefaultText', 'SendMethodId']);
+
 export const messageTypes = collection({
-  shape: {
-    Id: id().req(),
-    Name: str({ nonEmpty: true }).req(),
-    Description: str(),
-    MaxCharacters: int({ min: 1 }).req(),
-    DefaultText: str(),
-    SendMethodId: int({ oneOf: [1, 2] }).req(),
-  },
-  keys: (m) => [{ kind: 'messageType', key: m.Id, path: ['Id'] }],
+  entity: messageType,
+  schema: object(
+    {
+      ...typeFields,
+      Id: positive(typeFields.Id),
+      MaxCharacters: positive(typeFields.MaxCharacters),
+      SendMethodId: oneOf(typeFields.SendMethodId, SEND_METHODS),
+    },
+    { required: ['Id', 'Name', 'MaxCharacters', 'SendMethodId'], filled: ['Name'] },
+  ),
   async write(db, items) {
-    await insertRows(db, 'message_types', items.map((m) => ({
-      id: m.Id,
-      name: m.Name,
-      description: m.Description,
-      max_characters: m.MaxCharacters,
-      default_text: m.DefaultText,
-      send_method_id: m.SendMethodId,
-    })));
+    await insertRows(db, 'message_types', items.map((m) => columns(m, ['Id', 'Name', 'Description', 'MaxCharacters', 'DefaultText', 'SendMethodId'])));
   },
 });
