@@ -36,25 +36,7 @@ function fromName(name: string): Format {
   throw notAcceptable(`The format '${name.slice(0, 50)}' is not supported; use json or csv.`);
 }
 
-/** Picks the best of JSON and CSV for an Accept header; undefined when it allows neither. */
-export function fromAccept(accept: string | undefined): Format | undefined {
-  if (!accept || !accept.trim()) return 'json';
-  let best: { format: Format; q: number } | undefined;
-  for (const range of accept.split(',').slice(0, 50)) {
-    const [type, ...params] = range.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!(q > 0)) continue;
-    const format: Format | undefined =
-      type === 'application/json' || type === 'application/*' || type === '*/*'
-        ? 'json'
-        : type === 'text/csv' || type === 'text/*'
-          ? 'csv'
-          : undefined;
-    if (format && (!best || q > best.q)) best = { format, q };
-  }
-  return best?.format;
-}
+const mediaTypes: Record<string, Format> = { 'application/json': 'json', 'text/csv': 'csv' };
 
 /**
  * The response format: `?format=` first, then a `.csv`/`.json` suffix, then Accept.
@@ -66,7 +48,8 @@ export function negotiateFormat(request: FastifyRequest): Format {
   if (typeof named === 'string' && named !== '') return fromName(named);
   const fromSuffix = (request.raw as RawWithSuffix)[suffix];
   if (fromSuffix) return fromSuffix;
-  const fromHeader = fromAccept(request.headers.accept);
-  if (!fromHeader) throw notAcceptable('The Accept header allows neither application/json nor text/csv.');
-  return fromHeader;
+  // @fastify/accepts: the best of the two by the header's q-values and wildcards; JSON when there is none.
+  const fromHeader = request.accepts().type(Object.keys(mediaTypes));
+  if (typeof fromHeader !== 'string') throw notAcceptable('The Accept header allows neither application/json nor text/csv.');
+  return mediaTypes[fromHeader];
 }

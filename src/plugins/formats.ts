@@ -1,3 +1,4 @@
+import accepts from '@fastify/accepts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
@@ -11,6 +12,7 @@ import { negotiateFormat } from '../http/format.js';
  */
 export const formatsPlugin = fp(
   async (app: FastifyInstance) => {
+    await app.register(accepts);
     app.decorateRequest('format', 'json');
     app.addHook('onRequest', async (request) => {
       request.format = negotiateFormat(request);

@@ -1,5 +1,5 @@
 import type { FastifySchema } from 'fastify';
-import type { JsonSchema } from '../http/csv.js';
+import type { JsonSchema } from '../http/coercion.js';
 
 /**
  * What the plugins need to know of one operation, read from the schema that

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { coerceToSchema } from '../http/csv.js';
+import { coerceToSchema } from '../http/coercion.js';
 import { ApiError } from '../http/errors.js';
 import { accessHooks } from './access.js';
 import { strictRateLimit } from './protection.js';

@@ -1,13 +1,6 @@
 import t from 'tap';
-import {
-  CsvBodyError,
-  coerceToSchema,
-  contentDisposition,
-  csvFilename,
-  parseCsvBody,
-  toCsv,
-  type JsonSchema,
-} from '../../src/http/csv.js';
+import { coerceToSchema, type JsonSchema } from '../../src/http/coercion.js';
+import { CsvBodyError, contentDisposition, csvFilename, parseCsvBody, toCsv } from '../../src/http/csv.js';
 
 t.test('a query envelope is written as its Results rows only', async (t) => {
   const envelope = { Offset: 0, Total: 2, Results: [{ Id: 1, Name: 'Hair' }, { Id: 2, Name: 'Nails' }] };

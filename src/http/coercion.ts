@@ -1,0 +1,152 @@
+// Turning a request's text (path, query string, CSV cells, JSV) into the types of the
+// contract's schemas: the one place numbers, booleans and lists are read from text.
+import { parseJsv } from './jsv.js';
+
+/** The part of a (dereferenced) JSON schema that coercion looks at. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  nullable?: boolean;
+  additionalProperties?: boolean | JsonSchema;
+  allOf?: JsonSchema[];
+  [keyword: string]: unknown;
+}
+
+// A cell read as JSV keeps its original text, so that a string field whose value merely
+// looks like JSV (`[VIP] guest`, `{draft}`) gets its text back in coerceToSchema.
+export const RAW_CELL = Symbol('csv.rawCell');
+
+export const MAX_NESTING = 32;
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+// defineProperty, so that a field named __proto__ stays an ordinary member.
+export function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function typesOf(schema: JsonSchema): Set<string> {
+  const types = new Set<string>();
+  const add = (s: JsonSchema) => {
+    if (typeof s.type === 'string') types.add(s.type);
+    else if (Array.isArray(s.type)) for (const t of s.type) types.add(t);
+  };
+  add(schema);
+  for (const part of schema.allOf ?? []) add(part);
+  return types;
+}
+
+function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> | undefined {
+  const parts = [schema, ...(schema.allOf ?? [])].filter((s) => s.properties);
+  if (parts.length <= 1) return parts[0]?.properties;
+  return Object.assign({}, ...parts.map((s) => s.properties)) as Record<string, JsonSchema>;
+}
+
+function itemsOf(schema: JsonSchema): JsonSchema | undefined {
+  return schema.items ?? schema.allOf?.find((s) => s.items)?.items;
+}
+
+function additionalOf(schema: JsonSchema): JsonSchema | undefined {
+  const extra = schema.additionalProperties ?? schema.allOf?.find((s) => s.additionalProperties)?.additionalProperties;
+  return typeof extra === 'object' ? extra : undefined;
+}
+
+/**
+ * The one rule for numbers sent as text (path, query string, CSV cells, JSON strings):
+ * an integer is plain decimal digits with an optional `-` (product-decisions §3: no hex,
+ * exponent or surrounding blanks); any other number may add a `.` fraction and an
+ * exponent, as the CSV writer prints small ones (`1e-7`). Never hex, `Infinity`, `+` or
+ * blanks.
+ */
+const INTEGER_TEXT = /^-?\d{1,20}$/;
+const DECIMAL_TEXT = /^-?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?$/;
+
+function coerceScalar(value: string | number | boolean, types: Set<string>, nullable: boolean): unknown {
+  if (typeof value === 'string') {
+    // Empty text is how JSV says "no value" (`{A:""}`) for a field that is not text.
+    if (value === '' && nullable && !types.has('string')) return null;
+    if ((types.has('integer') && INTEGER_TEXT.test(value)) || (types.has('number') && DECIMAL_TEXT.test(value))) {
+      const n = Number(value);
+      if (Number.isFinite(n)) return n;
+    }
+    if (types.has('boolean')) {
+      const lower = value.toLowerCase();
+      if (lower === 'true' || value === '1') return true;
+      if (lower === 'false' || value === '0') return false;
+    }
+    return value;
+  }
+  // Scalars that JSON fallback produced as numbers or booleans where text is expected.
+  const wantsOther = types.has('number') || types.has('integer') || types.has('boolean');
+  if (types.has('string') && !wantsOther) return String(value);
+  return value;
+}
+
+/**
+ * Turns the strings of a request (path, query string, CSV cells, JSV) into the types the
+ * schema asks for, and renames members to the schema's spelling (matched
+ * case-insensitively). It is the only coercion (Ajv's is off). What it cannot coerce it
+ * leaves alone for validation to report; it never throws.
+ */
+export function coerceToSchema(value: unknown, schema: JsonSchema): unknown {
+  try {
+    return coerce(value, schema, 0);
+  } catch {
+    return value;
+  }
+}
+
+function coerce(value: unknown, schema: JsonSchema, depth: number): unknown {
+  if (value === null || value === undefined || depth > MAX_NESTING || typeof schema !== 'object' || schema === null) return value;
+  const types = typesOf(schema);
+
+  if (typeof value === 'object' && RAW_CELL in value && types.has('string') && !types.has('array') && !types.has('object')) {
+    return (value as { [RAW_CELL]: string })[RAW_CELL];
+  }
+  if (typeof value === 'string' && value !== '' && !types.has('string')) {
+    const structured = readStructured(value, types);
+    if (structured !== undefined) return coerce(structured, schema, depth);
+  }
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return coerceScalar(value, types, schema.nullable === true || types.has('null'));
+  }
+  if (Array.isArray(value)) {
+    const items = itemsOf(schema);
+    return items ? value.map((item) => coerce(item, items, depth + 1)) : value;
+  }
+  if (isRecord(value)) return coerceObject(value, schema, depth);
+  return value;
+}
+
+/** JSV text for an array or object field; a list may also come bare (`1,2,3`), as in query strings. */
+function readStructured(text: string, types: Set<string>): unknown {
+  try {
+    if (types.has('array')) return parseJsv(text.startsWith('[') ? text : `[${text}]`);
+    if (types.has('object') && text.startsWith('{')) return parseJsv(text);
+  } catch {
+    // not JSV: left as text for validation to report
+  }
+  return undefined;
+}
+
+function coerceObject(value: Record<string, unknown>, schema: JsonSchema, depth: number): Record<string, unknown> {
+  const properties = propertiesOf(schema) ?? {};
+  const extra = additionalOf(schema);
+  const byLowerName = new Map<string, string>();
+  for (const name of Object.keys(properties)) {
+    if (!byLowerName.has(name.toLowerCase())) byLowerName.set(name.toLowerCase(), name);
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    const exact = Object.hasOwn(properties, key);
+    const name = exact ? key : (byLowerName.get(key.toLowerCase()) ?? key);
+    // An exact spelling wins over a differently cased duplicate of the same field.
+    if (Object.hasOwn(result, name) && !exact) continue;
+    const memberSchema = Object.hasOwn(properties, name) ? properties[name] : extra;
+    define(result, name, memberSchema ? coerce(member, memberSchema, depth + 1) : member);
+  }
+  return result;
+}
