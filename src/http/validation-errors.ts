@@ -33,6 +33,14 @@ const typeNames: Record<string, string> = {
   object: 'an object',
 };
 
+/** FluentValidation's comparison validators: ErrorCode and wording, by Ajv keyword. */
+const comparisons: Record<string, [code: string, words: string]> = {
+  minimum: ['GreaterThanOrEqual', 'greater than or equal to'],
+  exclusiveMinimum: ['GreaterThan', 'greater than'],
+  maximum: ['LessThanOrEqual', 'less than or equal to'],
+  exclusiveMaximum: ['LessThan', 'less than'],
+};
+
 function describe(error: AjvErrorLike, name: string, field: string): { code: string; message: string } {
   const p = error.params;
   switch (error.keyword) {
@@ -54,19 +62,12 @@ function describe(error: AjvErrorLike, name: string, field: string): { code: str
     case 'maxItems':
       return { code: 'Length', message: `'${name}' must have ${p.limit} items or fewer.` };
     case 'minimum':
-      return {
-        code: 'GreaterThanOrEqual',
-        message: `'${name}' must be greater than or equal to '${p.limit}'.`,
-      };
     case 'exclusiveMinimum':
-      return { code: 'GreaterThan', message: `'${name}' must be greater than '${p.limit}'.` };
     case 'maximum':
-      return {
-        code: 'LessThanOrEqual',
-        message: `'${name}' must be less than or equal to '${p.limit}'.`,
-      };
-    case 'exclusiveMaximum':
-      return { code: 'LessThan', message: `'${name}' must be less than '${p.limit}'.` };
+    case 'exclusiveMaximum': {
+      const [code, words] = comparisons[error.keyword]!;
+      return { code, message: `'${name}' must be ${words} '${p.limit}'.` };
+    }
     case 'enum':
       return {
         code: 'Enum',

@@ -8,7 +8,8 @@ import { insufficientBalance, planTransaction, type TransactionRequest } from '.
 import { validityFailures } from '../domain/rebate-codes.js';
 import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
 import { customersRepository } from '../store/repositories/customers.js';
-import { inTransaction, isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository } from '../store/repositories/rebate-codes.js';
+import { isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository } from '../store/repositories/rebate-codes.js';
+import { inTransaction } from '../store/transactions.js';
 import { bool } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 import { rebateCodeSignKey } from '../store/sign-key.js';

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { DB } from '../generated/db.js';
 
 export type { Bool, IsoDate, Timespan } from './column-types.js';
@@ -106,7 +106,6 @@ type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)
 /** Every table, parents before children (the order imports insert in). */
 export const TABLE_NAMES: readonly TableName[] = PARENTS_FIRST;
 
-/** Row shapes for repositories: what a select returns, what an insert or update takes. */
+/** Row shapes for repositories: what a select returns, what an insert takes. */
 export type Row<T extends TableName> = Selectable<Database[T]>;
 export type NewRow<T extends TableName> = Insertable<Database[T]>;
-export type RowUpdate<T extends TableName> = Updateable<Database[T]>;

@@ -14,19 +14,9 @@ export interface ArticleWithServices {
 export function articlesRepository({ db }: { db: Kysely<Database> }) {
   return {
     async find(companyId: string, id: number): Promise<ArticleWithServices | undefined> {
-      const article = await db
-        .selectFrom('articles')
-        .selectAll()
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const article = await db.selectFrom('articles').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
       if (!article) return undefined;
-      const services = await db
-        .selectFrom('article_services')
-        .selectAll()
-        .where('article_id', '=', id)
-        .orderBy('service_id')
-        .execute();
+      const services = await db.selectFrom('article_services').selectAll().where('article_id', '=', id).orderBy('service_id').execute();
       return { article, services };
     },
   };

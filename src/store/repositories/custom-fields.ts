@@ -15,20 +15,9 @@ export interface CustomFieldRecord {
 
 /** One field with its two nested lists: three queries, whatever the number of rows. */
 async function load(db: Kysely<Database>, companyId: string, id: number): Promise<CustomFieldRecord | undefined> {
-  const field = await db
-    .selectFrom('custom_fields')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const field = await db.selectFrom('custom_fields').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
   if (!field) return undefined;
-  const values = await db
-    .selectFrom('custom_field_values')
-    .selectAll()
-    .where('custom_field_id', '=', id)
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
+  const values = await db.selectFrom('custom_field_values').selectAll().where('custom_field_id', '=', id).orderBy('sort_order').orderBy('id').execute();
   const services = await db
     .selectFrom('custom_field_services as link')
     .innerJoin('services', 'services.id', 'link.service_id')

@@ -47,21 +47,10 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
       const id = code.id;
       const [days, services, customers, transactions, payments, article, company] = await Promise.all([
         db.selectFrom('rebate_code_days').select('day_of_week').where('rebate_code_id', '=', id).orderBy('day_of_week').execute(),
-        db
-          .selectFrom('rebate_code_services as l')
-          .innerJoin('services as s', 's.id', 'l.service_id')
-          .selectAll('s')
-          .where('l.rebate_code_id', '=', id)
-          .orderBy('s.id')
-          .execute(),
-        db
-          .selectFrom('rebate_code_customers as l')
-          .innerJoin('customers as c', 'c.id', 'l.customer_id')
-          .selectAll('c')
-          .where('l.rebate_code_id', '=', id)
-          .orderBy('c.created')
-          .orderBy('c.id')
-          .execute(),
+        db.selectFrom('rebate_code_services as l').innerJoin('services as s', 's.id', 'l.service_id').selectAll('s')
+          .where('l.rebate_code_id', '=', id).orderBy('s.id').execute(),
+        db.selectFrom('rebate_code_customers as l').innerJoin('customers as c', 'c.id', 'l.customer_id').selectAll('c')
+          .where('l.rebate_code_id', '=', id).orderBy('c.created').orderBy('c.id').execute(),
         withHistory ? transactionViews(db).where('t.rebate_code_id', '=', id).orderBy('t.created_date').orderBy('t.id').execute() : [],
         withHistory ? db.selectFrom('payment_logs').selectAll().where('rebate_code_id', '=', id).orderBy('created').orderBy('id').execute() : [],
         code.article_id === null ? undefined : articlesRepository({ db }).find(code.company_id, code.article_id),
@@ -99,11 +88,6 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
     articles: articlesRepository({ db }),
     transactions: rebateCodeTransactionsRepository({ db }),
   };
-}
-
-/** Runs `work` in one database transaction (pass `tx` to the repositories): all or nothing. */
-export function inTransaction<T>({ db }: { db: Kysely<Database> }, work: (tx: { db: Kysely<Database> }) => Promise<T>): Promise<T> {
-  return db.transaction().execute((trx) => work({ db: trx }));
 }
 
 /**

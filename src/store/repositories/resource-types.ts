@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Row } from '../schema.js';
+import { transactional } from '../transactions.js';
 import { companiesRepository } from './companies.js';
 
 export type ResourceTypeRow = Row<'resource_types'>;
@@ -22,13 +23,7 @@ export interface NewResourceType {
  * checks and the writes of one operation run in one transaction through `transaction`.
  */
 export function resourceTypesRepository({ db }: { db: Kysely<Database> }) {
-  return {
-    ...resourceTypesQueries(db),
-    /** Runs `work` in one transaction; a throw rolls everything back. */
-    transaction<T>(work: (trx: ReturnType<typeof resourceTypesQueries>) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(resourceTypesQueries(trx)));
-    },
-  };
+  return transactional(db, resourceTypesQueries);
 }
 
 function resourceTypesQueries(db: Kysely<Database>) {

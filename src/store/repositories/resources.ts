@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Row } from '../schema.js';
+import { transactional } from '../transactions.js';
 
 export type ResourceRow = Row<'resources'>;
 export type ExceptionRow = Row<'time_exceptions'> & { resource_ids: number[] };
@@ -13,13 +14,7 @@ export type FullResource = { resource: ResourceRow; exceptions: ExceptionRow[]; 
  * operation can run in one transaction through `transaction`.
  */
 export function resourcesRepository({ db }: { db: Kysely<Database> }) {
-  return {
-    ...resourcesQueries(db),
-    /** Runs `work` in one transaction; a throw rolls everything back. */
-    transaction<T>(work: (trx: ReturnType<typeof resourcesQueries>) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(resourcesQueries(trx)));
-    },
-  };
+  return transactional(db, resourcesQueries);
 }
 
 function resourcesQueries(db: Kysely<Database>) {
