@@ -17,6 +17,7 @@ import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown } from './report.js';
 import { serverCommand, startApi, startBaseline, type Child } from './servers.js';
 import { checkTargets, summarize } from './summary.js';
+import { compareMarkdown, prepareCompare } from './compare.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const options = parseOptions(process.argv.slice(2), root);
@@ -35,10 +36,12 @@ function runCopy(dataset: Dataset, name: string): string {
   return file;
 }
 const removeCopies = () => {
-  for (const name of ['full', 'small', 'profile']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
+  for (const name of ['full', 'small', 'profile', 'compare']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
 };
 
 const command = serverCommand(root, options.server);
+const compared = options.compare ? prepareCompare(root, options.work, options.compare) : undefined;
+if (compared) log(`comparing with ${options.compare} (${compared.commit.slice(0, 12)}), built in ${compared.dir}`);
 log(`server: ${command.kind}${command.note ? ` (${command.note.split('\n')[0]})` : ''}; machine: ${JSON.stringify(machineFacts())}`);
 const smallScale = Number((options.scale * options.smallRatio).toPrecision(6));
 const full = await ensureDataset(options.work, options.scale, options.seed);
@@ -68,13 +71,15 @@ try {
   }
   const routesFile = join(options.work, 'baseline-routes.json');
   writeFileSync(routesFile, JSON.stringify(routes));
+  const before = compared ? await startApi(compared.dir, compared.command, runCopy(full, 'compare'), secret) : undefined;
+  if (before) children.push(before);
   const fastify = await startBaseline(root, 'fastify', routesFile);
   children.push(fastify);
   const node = await startBaseline(root, 'node', routesFile);
   children.push(node);
 
   const samples = await measureRounds(
-    { api, small: smallApi, fastify, node },
+    { api, small: smallApi, fastify, node, ...(before ? { compare: before } : {}) },
     operations,
     fullRequests,
     smallRequests,
@@ -101,7 +106,7 @@ try {
     small: { meta: small.meta, cached: small.cached, startupMs: smallApi.startupMs, peakRssKb: smallPeakRssKb },
     ops, checks, profiles,
   };
-  const markdown = resultsMarkdown(report);
+  const markdown = resultsMarkdown(report) + (compared ? `\n${compareMarkdown(options.compare!, compared.commit, samples)}` : '');
   writeFileSync(join(options.out, 'results.md'), markdown);
   writeFileSync(join(options.out, 'ratios.svg'), ratiosChart(ops, `${date.toISOString().slice(0, 10)} · ${machineFacts().cores} cores · Node ${process.version} · scale ${options.scale} · ${options.connections} connections × ${options.duration} s × ${options.rounds} rounds`));
   writeFileSync(join(options.work, 'results.json'), `${JSON.stringify({ ...report, machine: machineFacts(), samples: Object.fromEntries(samples) }, null, 2)}\n`);

@@ -9,6 +9,8 @@ export interface Sample {
   fastify: LoadResult;
   node: LoadResult;
   small: LoadResult;
+  /** the API built from --compare's revision, at full scale */
+  compare?: LoadResult;
 }
 
 export interface Answer {
@@ -32,6 +34,7 @@ export interface Targets {
   small: { url: string; pid: number };
   fastify: { url: string };
   node: { url: string };
+  compare?: { url: string; pid: number };
 }
 
 /** Sends each operation once and keeps its answer: checked, and replayed by the baselines. */
@@ -81,7 +84,8 @@ export async function measureRounds(
     const fastify = await runLoad(targets.fastify.url, baseline(op, request), settings);
     const node = await runLoad(targets.node.url, baseline(op, request), settings);
     const small = await runLoad(targets.small.url, smallRequests.get(op.id)!, { ...settings, rssPid: targets.small.pid });
-    return { api, fastify, node, small };
+    const compare = targets.compare ? await runLoad(targets.compare.url, request, { ...settings, rssPid: targets.compare.pid }) : undefined;
+    return { api, fastify, node, small, ...(compare ? { compare } : {}) };
   };
   if (options.warmup > 0) {
     options.log(`warm-up: ${options.warmup} s per operation and server`);
@@ -94,6 +98,7 @@ export async function measureRounds(
       options.log(
         `round ${round}/${options.rounds} ${op.id.padEnd(28)} api ${sample.api.rps.toFixed(0).padStart(6)} rps p99 ${sample.api.p99.toFixed(2)} ms | ` +
           `fastify ${sample.fastify.rps.toFixed(0).padStart(6)} | node ${sample.node.rps.toFixed(0).padStart(6)} | small ${sample.small.rps.toFixed(0).padStart(6)} rps p99 ${sample.small.p99.toFixed(2)} ms` +
+          (sample.compare ? ` | compared ${sample.compare.rps.toFixed(0).padStart(6)} rps p99 ${sample.compare.p99.toFixed(2)} ms` : '') +
           (sample.api.unexpected + sample.small.unexpected > 0 ? `  (unexpected answers: ${sample.api.unexpected}+${sample.small.unexpected})` : ''),
       );
     }

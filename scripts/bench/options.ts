@@ -22,11 +22,21 @@ export interface BenchOptions {
   maxProfiles: number;
   /** measure only these operations (ids of operations.ts); all when empty */
   only: string[];
+  /** a git revision whose build is measured in the same rounds, side by side with this one */
+  compare?: string;
 }
 
 const USAGE = `usage: npm run bench -- [--scale 1] [--small-ratio 0.01] [--seed bench] [--duration 3] [--rounds 3]
   [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 12]
-  [--only OperationId,...]`;
+  [--only OperationId,...] [--compare <git revision>]`;
+
+function revision(value: string): string {
+  if (!/^[\w./~^-]{1,100}$/.test(value)) {
+    console.error(`--compare takes a git revision (a commit, branch or HEAD~1)\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
 
 export function parseOptions(argv: string[], root: string): BenchOptions {
   const { values } = parseArgs({
@@ -45,6 +55,7 @@ export function parseOptions(argv: string[], root: string): BenchOptions {
       server: { type: 'string', default: 'dist' },
       'max-profiles': { type: 'string', default: '12' },
       only: { type: 'string', default: '' },
+      compare: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -81,5 +92,6 @@ export function parseOptions(argv: string[], root: string): BenchOptions {
     server: values.server,
     maxProfiles: number('max-profiles', 0, 50, true),
     only: values.only!.split(',').map((id) => id.trim()).filter(Boolean),
+    ...(values.compare ? { compare: revision(values.compare) } : {}),
   };
 }
