@@ -1,7 +1,15 @@
-/** A small data file (product-decisions §5) shared by the HTTP tests. */
+/**
+ * The ids the tests share, and a small data file (product-decisions §5) for the HTTP tests.
+ * Tests on the demo data use its own ids (DEMO_COMPANY_A/B of src/store/demo-data.js).
+ */
+
+/** The two companies of the test data files (A's id sorts before B's). */
 export const COMPANY_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 export const COMPANY_B = 'bbbbbbbb-0000-4000-8000-00000000000b';
+/** A well-formed company id that no data file holds. */
 export const UNKNOWN_COMPANY = 'cccccccc-0000-4000-8000-00000000000c';
+/** A well-formed guid that no data file uses: an unknown customer, or a company a test adds itself. */
+export const UNUSED_GUID = 'dddddddd-0000-4000-8000-00000000000d';
 
 export const baseData = {
   Companies: [

@@ -3,17 +3,20 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { mintToken } from '../src/auth/token.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { contract, deref } from './contract-operations.js';
+import { COMPANY_A } from './fixtures.js';
 import { addServerFormats } from '../src/http/formats.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { importData } from '../src/store/import.js';
+import { TEST_SECRET, WRITE, callRequest, type CallOptions, type Caller, type Method } from './requests.js';
 
-export const TEST_SECRET = 'test-secret-of-at-least-sixteen-chars';
-export const WRITE = 'bookingsupplier-administrator-write';
-export const READ = 'bookingsupplier-administrator-read';
-export const SUPERADMIN = 'superadmin';
+// One place for what tests share: the app (here), requests and callers (requests.ts), the
+// "nothing changed" snapshot (snapshot.ts), the refusal checks (refusals.ts) and the ids
+// of the test data (fixtures.ts).
+export { READ, SUPERADMIN, TEST_SECRET, WRITE, bearer, token, type CallOptions, type Caller, type Method } from './requests.js';
+export { snapshot, tableRows, type Snapshot } from './snapshot.js';
+export { badRequest, expectRefusal, expectRefused, type Refusal, type ResponseStatus } from './refusals.js';
 
 export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
   return loadConfig(
@@ -29,14 +32,6 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
     },
     {},
   );
-}
-
-export function token(companyId: string, roles: string[] = [WRITE], expiresIn = '1h'): Promise<string> {
-  return mintToken(TEST_SECRET, { companyId, roles, expiresIn });
-}
-
-export async function bearer(companyId: string, roles: string[] = [WRITE]) {
-  return { authorization: `Bearer ${await token(companyId, roles)}` };
 }
 
 // ---- every response a test sees is checked against the contract ----
@@ -102,15 +97,22 @@ export interface TestApp {
   config: Config;
   /** app.inject, with every response checked against the contract */
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /**
+   * A request through `inject`: `api.call('DELETE', '/tags/10')` as the app's default caller,
+   * `{ as: [READ] }` with other roles, `{ as: null }` with no credentials, `{ body }` or
+   * `{ csv }` with a body (see CallOptions in requests.ts).
+   */
+  call(method: Method, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
 }
 
 /**
  * Builds the app on a fresh in-memory store, optionally loaded with a data file
- * (product-decisions §5), and closes both when the test ends.
+ * (product-decisions §5), and closes both when the test ends. `as` and `company` are the
+ * default caller of `call`: the write role of company A unless given.
  */
 export async function buildTestApp(
   t: { teardown(fn: () => unknown): void },
-  options: { data?: unknown; config?: Partial<Record<keyof Config, unknown>> } = {},
+  options: { data?: unknown; config?: Partial<Record<keyof Config, unknown>>; as?: Caller; company?: string } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.config);
   const store = await openStore(config.DATABASE_URL);
@@ -120,14 +122,19 @@ export async function buildTestApp(
     await app.close();
     await store.close();
   });
+  const defaults = { as: options.as === undefined ? [WRITE] : options.as, company: options.company ?? COMPANY_A };
+  const inject = async (injectOptions: InjectOptions) => {
+    const response = await app.inject(injectOptions);
+    assertContract(String(injectOptions.method ?? 'GET'), String(injectOptions.url ?? '/'), response);
+    return response;
+  };
   return {
     app,
     store,
     config,
-    async inject(injectOptions) {
-      const response = await app.inject(injectOptions);
-      assertContract(String(injectOptions.method ?? 'GET'), String(injectOptions.url ?? '/'), response);
-      return response;
+    inject,
+    async call(method, url, callOptions = {}) {
+      return inject(await callRequest(method, url, callOptions, defaults));
     },
   };
 }

@@ -10,8 +10,7 @@
 
 import createClient from 'openapi-fetch';
 import type { paths } from '../../src/generated/openapi.js';
-
-const companyId = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+import { COMPANY_A as companyId } from '../fixtures.js';
 
 export function typeCheckOnlyClient() {
   return createClient<paths, 'application/json'>({

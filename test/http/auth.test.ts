@@ -1,7 +1,7 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import t from 'tap';
 import { COMPANY_A, COMPANY_B, baseData } from '../fixtures.js';
-import { READ, SUPERADMIN, TEST_SECRET, WRITE, bearer, buildTestApp, token } from '../helper.js';
+import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, expectRefusal, token } from '../helper.js';
 
 // product-decisions §2: credentials and roles.
 
@@ -9,15 +9,13 @@ const secret = new TextEncoder().encode(TEST_SECRET);
 
 t.test('no Authorization header on a secured operation is 401 Unauthorized', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10' });
-  t.equal(res.statusCode, 401);
-  t.equal(res.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  expectRefusal(t, await api.call('DELETE', '/tags/10', { as: null }), { status: 401, code: 'Unauthorized' });
 });
 
 t.test('a token that is not a Bearer JWT is 401', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
   for (const authorization of ['Basic abc', 'Bearer', 'Bearer not.a.jwt', `Token ${await token(COMPANY_A)}`]) {
-    const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization } });
+    const res = await api.call('DELETE', '/tags/10', { as: null, headers: { authorization } });
     t.equal(res.statusCode, 401, authorization.slice(0, 12));
   }
 });
@@ -28,14 +26,14 @@ t.test('exp is enforced: an expired token is 401', async (t) => {
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
     .sign(secret);
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${expired}` } });
+  const res = await api.call('DELETE', '/tags/10', { as: expired });
   t.equal(res.statusCode, 401);
 });
 
 t.test('a token without exp is 401', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
   const noExp = await new SignJWT({ company_id: COMPANY_A, roles: [WRITE] }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${noExp}` } });
+  const res = await api.call('DELETE', '/tags/10', { as: noExp });
   t.equal(res.statusCode, 401);
 });
 
@@ -49,7 +47,7 @@ t.test('alg none, other algorithms and other secrets are refused', async (t) => 
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode('another-secret-of-enough-length'));
   for (const [name, jwt] of Object.entries({ none, hs512, otherSecret })) {
-    const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${jwt}` } });
+    const res = await api.call('DELETE', '/tags/10', { as: jwt });
     t.equal(res.statusCode, 401, name);
   }
   const rows = await api.store.db.selectFrom('tags').select('active').where('id', '=', 10).executeTakeFirstOrThrow();
@@ -62,7 +60,7 @@ t.test('the HMAC key is the UTF-8 bytes of AUTH_JWT_SECRET as given', async (t) 
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode('c2VjcmV0LXRoYXQtbG9va3MtYmFzZTY0'));
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${jwt}` } });
+  const res = await api.call('DELETE', '/tags/10', { as: jwt });
   t.equal(res.statusCode, 200);
 });
 
@@ -75,11 +73,14 @@ t.test('issuer and audience are enforced when configured', async (t) => {
       .setAudience(aud)
       .setExpirationTime('1h')
       .sign(secret);
-  const call = async (jwt: string) =>
-    (await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${jwt}` } })).statusCode;
-  t.equal(await call(await sign('https://other.example', 'booking-api')), 401, 'wrong issuer');
-  t.equal(await call(await sign('https://id.example', 'other')), 401, 'wrong audience');
-  t.equal(await call(await sign('https://id.example', 'booking-api')), 200, 'right issuer and audience');
+  const cases: Array<[string, string, number, string]> = [
+    ['https://other.example', 'booking-api', 401, 'wrong issuer'],
+    ['https://id.example', 'other', 401, 'wrong audience'],
+    ['https://id.example', 'booking-api', 200, 'right issuer and audience'],
+  ];
+  for (const [issuer, audience, status, name] of cases) {
+    t.equal((await api.call('DELETE', '/tags/10', { as: await sign(issuer, audience) })).statusCode, status, name);
+  }
 });
 
 t.test('role and company claims are read from configured dotted paths', async (t) => {
@@ -91,67 +92,51 @@ t.test('role and company claims are read from configured dotted paths', async (t
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime('1h')
     .sign(secret);
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: { authorization: `Bearer ${jwt}` } });
+  const res = await api.call('DELETE', '/tags/10', { as: jwt });
   t.equal(res.statusCode, 200);
 });
 
 t.test('a missing role is 403 where the operation declares 403', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const headers = await bearer(COMPANY_A, [READ]);
-  const del = await api.inject({ method: 'DELETE', url: '/resource/1', headers });
-  t.equal(del.statusCode, 403);
-  t.equal(del.json().ResponseStatus.ErrorCode, 'Forbidden');
-  const create = await api.inject({ method: 'POST', url: '/resourcetypes', headers, payload: { Name: 'Rooms' } });
+  expectRefusal(t, await api.call('DELETE', '/resource/1', { as: [READ] }), { status: 403, code: 'Forbidden' });
+  const create = await api.call('POST', '/resourcetypes', { as: [READ], body: { Name: 'Rooms' } });
   t.equal(create.statusCode, 403);
 });
 
 t.test('a missing role is 401 where the operation declares no 403', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'DELETE', url: '/tags/10', headers: await bearer(COMPANY_A, [READ]) });
-  t.equal(res.statusCode, 401);
-  t.equal(res.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  expectRefusal(t, await api.call('DELETE', '/tags/10', { as: [READ] }), { status: 401, code: 'Unauthorized' });
 });
 
 t.test('the read role may use BookingPrintoutQuery (its x-roles list it)', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'GET', url: '/reports/booking/printout', headers: await bearer(COMPANY_A, [READ]) });
+  const res = await api.call('GET', '/reports/booking/printout', { as: [READ] });
   t.not(res.statusCode, 401);
   t.not(res.statusCode, 403);
 });
 
 t.test('operations that only declare 401 accept an authenticated caller of any role', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'GET', url: '/assistant/mcp/usage', headers: await bearer(COMPANY_A, []) });
+  const res = await api.call('GET', '/assistant/mcp/usage', { as: [] });
   t.not(res.statusCode, 401);
   t.not(res.statusCode, 403);
 });
 
 t.test('authentication comes before body validation', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const unauthenticated = await api.inject({ method: 'POST', url: '/messages/templates', payload: { Name: 5 } });
+  const unauthenticated = await api.call('POST', '/messages/templates', { as: null, body: { Name: 5 } });
   t.equal(unauthenticated.statusCode, 401);
-  const badJson = await api.inject({
-    method: 'POST',
-    url: '/messages/templates',
-    headers: { 'content-type': 'application/json' },
-    payload: '{not json',
-  });
+  const badJson = await api.call('POST', '/messages/templates', { as: null, body: '{not json', headers: { 'content-type': 'application/json' } });
   t.equal(badJson.statusCode, 401, 'even a body that is not JSON');
-  const lowRole = await api.inject({
-    method: 'POST',
-    url: '/resourcetypes',
-    headers: await bearer(COMPANY_A, [READ]),
-    payload: { Name: '' },
-  });
+  const lowRole = await api.call('POST', '/resourcetypes', { as: [READ], body: { Name: '' } });
   t.equal(lowRole.statusCode, 403, 'roles before validation');
 });
 
 t.test('another company in the query is refused like a missing role', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const headers = await bearer(COMPANY_A);
-  const tag = await api.inject({ method: 'DELETE', url: `/tags/20?CompanyId=${COMPANY_B}`, headers });
+  const tag = await api.call('DELETE', `/tags/20?CompanyId=${COMPANY_B}`);
   t.equal(tag.statusCode, 401);
-  const resource = await api.inject({ method: 'DELETE', url: `/resource/1?CompanyId=${COMPANY_B}`, headers });
+  const resource = await api.call('DELETE', `/resource/1?CompanyId=${COMPANY_B}`);
   t.equal(resource.statusCode, 403);
   const row = await api.store.db.selectFrom('tags').select('active').where('id', '=', 20).executeTakeFirstOrThrow();
   t.equal(row.active, 1, 'the other company’s tag is untouched');
@@ -159,46 +144,32 @@ t.test('another company in the query is refused like a missing role', async (t) 
 
 t.test('another company in the body is refused before validation', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'POST',
-    url: '/resourcetypes',
-    headers: await bearer(COMPANY_A),
-    payload: { CompanyId: COMPANY_B, Name: '' },
-  });
+  const res = await api.call('POST', '/resourcetypes', { body: { CompanyId: COMPANY_B, Name: '' } });
   t.equal(res.statusCode, 403);
 });
 
 t.test('the company is matched case-insensitively', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'DELETE',
-    url: `/tags/10?CompanyId=${COMPANY_A.toUpperCase()}`,
-    headers: await bearer(COMPANY_A),
-  });
+  const res = await api.call('DELETE', `/tags/10?CompanyId=${COMPANY_A.toUpperCase()}`);
   t.equal(res.statusCode, 200);
 });
 
 t.test('an omitted or blank CompanyId uses the caller’s company', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const headers = await bearer(COMPANY_A);
-  t.equal((await api.inject({ method: 'DELETE', url: '/tags/10', headers })).statusCode, 200);
-  t.equal((await api.inject({ method: 'DELETE', url: '/tags/11?CompanyId=', headers })).statusCode, 200);
+  t.equal((await api.call('DELETE', '/tags/10')).statusCode, 200);
+  t.equal((await api.call('DELETE', '/tags/11?CompanyId=')).statusCode, 200);
 });
 
 t.test('superadmin may act on any company', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'DELETE',
-    url: `/tags/20?CompanyId=${COMPANY_B}`,
-    headers: await bearer(COMPANY_A, [SUPERADMIN]),
-  });
+  const res = await api.call('DELETE', `/tags/20?CompanyId=${COMPANY_B}`, { as: [SUPERADMIN] });
   t.equal(res.statusCode, 200);
   t.equal(res.json().CompanyId, COMPANY_B);
 });
 
 t.test('an Id that exists only in another company is 404, never its data', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'DELETE', url: '/tags/20', headers: await bearer(COMPANY_A) });
+  const res = await api.call('DELETE', '/tags/20');
   t.equal(res.statusCode, 404);
   t.notMatch(res.body, /Member/);
   const row = await api.store.db.selectFrom('tags').select('active').where('id', '=', 20).executeTakeFirstOrThrow();
@@ -207,17 +178,14 @@ t.test('an Id that exists only in another company is 404, never its data', async
 
 t.test('CategoryQuery needs no credentials', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'GET', url: '/categories' });
+  const res = await api.call('GET', '/categories', { as: null });
   t.equal(res.statusCode, 200);
 });
 
 t.test('GetRebateCodeBySign may name any company', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'GET',
-    url: `/rebatecodes/getbysign?CompanyId=${COMPANY_B}&RebateCodeSign=NOPE&ServiceId=1&IncludeConnectedServices=false`,
-    headers: await bearer(COMPANY_A, []),
-  });
+  const url = `/rebatecodes/getbysign?CompanyId=${COMPANY_B}&RebateCodeSign=NOPE&ServiceId=1&IncludeConnectedServices=false`;
+  const res = await api.call('GET', url, { as: [] });
   t.not(res.statusCode, 401);
   t.not(res.statusCode, 403);
 });

@@ -1,53 +1,31 @@
 import net from 'node:net';
 import t from 'tap';
 import { COMPANY_A, baseData } from '../fixtures.js';
-import { bearer, buildTestApp, rawExchange } from '../helper.js';
+import { buildTestApp, expectRefusal, expectRefused, rawExchange } from '../helper.js';
 
 // product-decisions §4: every error, from every layer, is a ResponseStatus.
 
-const statusOf = (body: string) => JSON.parse(body).ResponseStatus;
-
 t.test('an unknown route is 404 NotFound', async (t) => {
   const api = await buildTestApp(t);
-  const res = await api.inject({ method: 'GET', url: '/nowhere' });
-  t.equal(res.statusCode, 404);
-  t.equal(statusOf(res.body).ErrorCode, 'NotFound');
+  expectRefusal(t, await api.call('GET', '/nowhere', { as: null }), { status: 404, code: 'NotFound' });
 });
 
 t.test('a body that is not JSON is 400 and changes nothing', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'PUT',
-    url: `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`,
-    headers: { ...(await bearer(COMPANY_A)), 'content-type': 'application/json' },
-    payload: '{"Url": ',
-  });
-  t.equal(res.statusCode, 400);
-  t.equal(statusOf(res.body).ErrorCode, 'SerializationException');
+  const notJson = { body: '{"Url": ', headers: { 'content-type': 'application/json' } };
+  await expectRefused(t, api, 'PUT', `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`, notJson, { status: 400, code: 'SerializationException' });
 });
 
 t.test('a body larger than the limit is 413', async (t) => {
   const api = await buildTestApp(t, { data: baseData, config: { BODY_LIMIT: 1024 } });
-  const res = await api.inject({
-    method: 'POST',
-    url: '/resourcetypes',
-    headers: await bearer(COMPANY_A),
-    payload: { Name: 'x'.repeat(4000) },
-  });
-  t.equal(res.statusCode, 413);
-  t.equal(statusOf(res.body).ErrorCode, 'PayloadTooLarge');
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'x'.repeat(4000) } });
+  expectRefusal(t, res, { status: 413, code: 'PayloadTooLarge' });
 });
 
 t.test('validation lists every failure with FieldName paths and ServiceStack codes', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'POST',
-    url: '/messages/templates',
-    headers: await bearer(COMPANY_A),
-    payload: { TypeId: 0, Title: '', Language: 'fr', Services: ['x'] },
-  });
-  t.equal(res.statusCode, 400);
-  const status = statusOf(res.body);
+  const res = await api.call('POST', '/messages/templates', { body: { TypeId: 0, Title: '', Language: 'fr', Services: ['x'] } });
+  const status = expectRefusal(t, res, { status: 400 });
   const byField = Object.fromEntries(status.Errors.map((e: { FieldName: string }) => [e.FieldName, e]));
   t.match(byField.TypeId, { ErrorCode: 'GreaterThanOrEqual', Message: "'Type Id' must be greater than or equal to '1'." });
   t.match(byField.Name, { ErrorCode: 'NotEmpty', Message: "'Name' must not be empty." });
@@ -61,35 +39,21 @@ t.test('validation lists every failure with FieldName paths and ServiceStack cod
 
 t.test('nested field paths name the parent, e.g. Customer.Email', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'POST',
-    url: '/rebatecodes/fromarticle',
-    headers: await bearer(COMPANY_A),
-    payload: { ArticleId: 1, Customer: { Email: 'not-an-email' } },
-  });
-  t.equal(res.statusCode, 400);
-  t.match(statusOf(res.body).Errors, [{ FieldName: 'Customer.Email', ErrorCode: 'Email' }]);
+  const res = await api.call('POST', '/rebatecodes/fromarticle', { body: { ArticleId: 1, Customer: { Email: 'not-an-email' } } });
+  t.match(expectRefusal(t, res, { status: 400 }).Errors, [{ FieldName: 'Customer.Email', ErrorCode: 'Email' }]);
 });
 
 t.test('query parameters are validated too', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({ method: 'GET', url: '/categories?Skip=-1&Take=abc' });
-  t.equal(res.statusCode, 400);
-  const fields = statusOf(res.body).Errors.map((e: { FieldName: string }) => e.FieldName).sort();
+  const status = expectRefusal(t, await api.call('GET', '/categories?Skip=-1&Take=abc', { as: null }), { status: 400 });
+  const fields = status.Errors.map((e: { FieldName: string }) => e.FieldName).sort();
   t.same(fields, ['Skip', 'Take']);
 });
 
 t.test('UpdateWebhookEndpoint with empty EventTypes: At least one event type is required.', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
-  const res = await api.inject({
-    method: 'PUT',
-    url: `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`,
-    headers: await bearer(COMPANY_A),
-    payload: { Url: 'https://example.org/hook', EventTypes: [] },
-  });
-  t.equal(res.statusCode, 400);
-  const status = statusOf(res.body);
-  t.equal(status.Message, 'At least one event type is required.');
+  const res = await api.call('PUT', `/webhook/endpoints/wh1?CompanyId=${COMPANY_A}`, { body: { Url: 'https://example.org/hook', EventTypes: [] } });
+  const status = expectRefusal(t, res, { status: 400, message: 'At least one event type is required.' });
   t.match(status.Errors, [{ FieldName: 'EventTypes', Message: 'At least one event type is required.' }]);
 });
 
@@ -97,10 +61,8 @@ t.test('an unexpected error is 500 InternalServerError with no stack trace', asy
   const api = await buildTestApp(t, { data: baseData });
   await api.store.db.schema.dropTable('company_categories').execute();
   await api.store.db.schema.dropTable('categories').execute();
-  const res = await api.inject({ method: 'GET', url: '/categories' });
-  t.equal(res.statusCode, 500);
-  const status = statusOf(res.body);
-  t.equal(status.ErrorCode, 'InternalServerError');
+  const res = await api.call('GET', '/categories', { as: null });
+  const status = expectRefusal(t, res, { status: 500, code: 'InternalServerError' });
   t.notOk(status.StackTrace);
   t.notMatch(res.body, /categories|SQLITE/i, 'no internals leak');
 });
@@ -109,14 +71,13 @@ t.test('the stack trace is sent only when NODE_ENV=development', async (t) => {
   const api = await buildTestApp(t, { data: baseData, config: { NODE_ENV: 'development' } });
   await api.store.db.schema.dropTable('company_categories').execute();
   await api.store.db.schema.dropTable('categories').execute();
-  const res = await api.inject({ method: 'GET', url: '/categories' });
-  t.equal(res.statusCode, 500);
-  t.type(statusOf(res.body).StackTrace, 'string');
+  const res = await api.call('GET', '/categories', { as: null });
+  t.type(expectRefusal(t, res, { status: 500 }).StackTrace, 'string');
 });
 
 t.test('health answers 200 while the store answers', async (t) => {
   const api = await buildTestApp(t);
-  const res = await api.inject({ method: 'GET', url: '/health' });
+  const res = await api.call('GET', '/health', { as: null });
   t.equal(res.statusCode, 200);
 });
 
@@ -140,7 +101,8 @@ t.test("what Node's HTTP parser refuses is a ResponseStatus too", async (t) => {
     const [head, body] = answer.split('\r\n\r\n');
     t.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), what);
     t.match(head, /content-type: application\/json; charset=utf-8/i, `${what}: JSON`);
-    t.same(statusOf(body).ErrorCode, code, `${what}: ${body}`);
-    t.same(statusOf(body).Errors, []);
+    const responseStatus = JSON.parse(body).ResponseStatus;
+    t.same(responseStatus.ErrorCode, code, `${what}: ${body}`);
+    t.same(responseStatus.Errors, []);
   }
 });

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import t from 'tap';
 import { VerifiedTokens, type Caller } from '../../src/auth/authenticate.js';
 import { COMPANY_A, baseData } from '../fixtures.js';
-import { TEST_SECRET, WRITE, buildTestApp } from '../helper.js';
+import { TEST_SECRET, WRITE, buildTestApp, expectRefusal } from '../helper.js';
 
 // Verified tokens are remembered so a signature is not checked again on every request;
 // that must never let a token live past its exp, nor trust it for long.
@@ -47,13 +47,11 @@ t.test('through the API: a token that worked is refused once it expires', async 
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime(exp)
     .sign(new TextEncoder().encode(TEST_SECRET));
-  const call = () => api.inject({ method: 'GET', url: '/billing/methods', headers: { authorization: `Bearer ${jwt}` } });
-  t.equal((await call()).statusCode, 200);
-  t.equal((await call()).statusCode, 200, 'the remembered token');
+  t.equal((await api.call('GET', '/billing/methods', { as: jwt })).statusCode, 200);
+  t.equal((await api.call('GET', '/billing/methods', { as: jwt })).statusCode, 200, 'the remembered token');
   await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
-  const late = await call();
-  t.equal(late.statusCode, 401, 'expired, although it was remembered');
-  t.equal(late.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  const late = await api.call('GET', '/billing/methods', { as: jwt });
+  expectRefusal(t, late, { status: 401, code: 'Unauthorized', name: 'expired, although it was remembered' });
 });
 
 t.test('through the API: one changed character is verified afresh and refused', async (t) => {
@@ -62,8 +60,7 @@ t.test('through the API: one changed character is verified afresh and refused', 
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(TEST_SECRET));
-  const call = (token: string) => api.inject({ method: 'GET', url: '/billing/methods', headers: { authorization: `Bearer ${token}` } });
-  t.equal((await call(jwt)).statusCode, 200);
+  t.equal((await api.call('GET', '/billing/methods', { as: jwt })).statusCode, 200);
   const last = jwt.at(-2) === 'A' ? 'B' : 'A';
-  t.equal((await call(`${jwt.slice(0, -2)}${last}${jwt.at(-1)}`)).statusCode, 401);
+  t.equal((await api.call('GET', '/billing/methods', { as: `${jwt.slice(0, -2)}${last}${jwt.at(-1)}` })).statusCode, 401);
 });

@@ -2,14 +2,15 @@ import { CompiledQuery } from 'kysely';
 import t from 'tap';
 import { usageWindow } from '../../src/domain/mcp-usage.js';
 import { mcpUsageRepository } from '../../src/store/repositories/mcp-usage.js';
-import { COMPANY_A, COMPANY_B, UNKNOWN_COMPANY, mcpUsageData } from '../fixtures/queries.js';
-import { READ, SUPERADMIN, WRITE, bearer, buildTestApp, type TestApp } from '../helper.js';
+import { COMPANY_A, COMPANY_B, UNKNOWN_COMPANY, UNUSED_GUID } from '../fixtures.js';
+import { mcpUsageData } from '../fixtures/queries.js';
+import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal } from '../helper.js';
 
 // GetMcpUsage (GET /assistant/mcp/usage): tokens used in the rolling window against the limit.
 
-const get = async (api: TestApp, query = '', roles: string[] = [], company = COMPANY_A) =>
-  api.inject({ method: 'GET', url: `/assistant/mcp/usage${query}`, headers: await bearer(company, roles) });
-const app = (t: Parameters<typeof buildTestApp>[0], config = {}) => buildTestApp(t, { data: mcpUsageData(new Date()), config });
+const URL = '/assistant/mcp/usage';
+/** The app on this moment's usage data; callers without a role unless a call says otherwise. */
+const app = (t: Parameters<typeof buildTestApp>[0], config = {}) => buildTestApp(t, { data: mcpUsageData(new Date()), config, as: [] });
 
 const usageOfA = {
   CompanyId: COMPANY_A, TokensUsed: 750, TokenLimit: 1_000_000, TokensRemaining: 999_250, IsWithinBudget: true, WindowDays: 30,
@@ -17,30 +18,30 @@ const usageOfA = {
 
 t.test('sums the usage inside the window (not older, not future) against the default limit', async (t) => {
   const api = await app(t);
-  const res = await get(api);
+  const res = await api.call('GET', URL);
   t.equal(res.statusCode, 200);
   t.same(res.json(), usageOfA);
 });
 
 t.test("a company's own limit overrides MCP_TOKEN_LIMIT; over it, nothing remains", async (t) => {
   const api = await app(t);
-  t.same((await get(api, '', [READ], COMPANY_B)).json(), {
+  t.same((await api.call('GET', URL, { as: [READ], company: COMPANY_B })).json(), {
     CompanyId: COMPANY_B, TokensUsed: 600, TokenLimit: 500, TokensRemaining: 0, IsWithinBudget: false, WindowDays: 30,
   });
 });
 
 t.test('MCP_TOKEN_LIMIT and MCP_WINDOW_DAYS come from the configuration', async (t) => {
   const atLimit = await app(t, { MCP_TOKEN_LIMIT: 750 });
-  t.same((await get(atLimit)).json(), { ...usageOfA, TokenLimit: 750, TokensRemaining: 0, IsWithinBudget: false }, 'exactly at the limit');
+  t.same((await atLimit.call('GET', URL)).json(), { ...usageOfA, TokenLimit: 750, TokensRemaining: 0, IsWithinBudget: false }, 'exactly at the limit');
   const shortWindow = await app(t, { MCP_WINDOW_DAYS: 2 });
-  t.same((await get(shortWindow)).json(), { ...usageOfA, TokensUsed: 300, TokensRemaining: 999_700, WindowDays: 2 });
+  t.same((await shortWindow.call('GET', URL)).json(), { ...usageOfA, TokensUsed: 300, TokensRemaining: 999_700, WindowDays: 2 });
 });
 
 t.test('a company without usage has used 0; a limit of 0 leaves no budget', async (t) => {
   const api = await app(t);
-  const id = 'dddddddd-0000-4000-8000-00000000000d';
+  const id = UNUSED_GUID;
   await api.store.db.insertInto('companies').values({ id, name: 'New', mcp_token_limit: 0, created: new Date().toISOString() }).execute();
-  t.same((await get(api, `?CompanyId=${id}`, [SUPERADMIN])).json(), {
+  t.same((await api.call('GET', `${URL}?CompanyId=${id}`, { as: [SUPERADMIN] })).json(), {
     CompanyId: id, TokensUsed: 0, TokenLimit: 0, TokensRemaining: 0, IsWithinBudget: false, WindowDays: 30,
   });
 });
@@ -63,46 +64,40 @@ t.test('window edges: a row exactly at the start or at now counts, a millisecond
 
 t.test('an unknown company is 404', async (t) => {
   const api = await app(t);
-  const res = await get(api, `?CompanyId=${UNKNOWN_COMPANY}`, [SUPERADMIN]);
+  const res = await api.call('GET', `${URL}?CompanyId=${UNKNOWN_COMPANY}`, { as: [SUPERADMIN] });
   t.equal(res.statusCode, 404);
   t.same(res.json(), { ResponseStatus: { ErrorCode: 'NotFound', Message: 'Company not found.', Errors: [] } });
-  t.equal((await get(api, '', [WRITE], UNKNOWN_COMPANY)).statusCode, 404, "the caller's own company is unknown");
+  t.equal((await api.call('GET', URL, { as: [WRITE], company: UNKNOWN_COMPANY })).statusCode, 404, "the caller's own company is unknown");
 });
 
 t.test('auth: no token is 401; any authenticated caller may ask for its company', async (t) => {
   const api = await app(t);
-  const anonymous = await api.inject({ method: 'GET', url: '/assistant/mcp/usage' });
-  t.equal(anonymous.statusCode, 401);
-  t.equal(anonymous.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  expectRefusal(t, await api.call('GET', URL, { as: null }), { status: 401, code: 'Unauthorized' });
   for (const roles of [[], [READ], [WRITE], [SUPERADMIN]]) {
-    t.same((await get(api, '', roles)).json(), usageOfA, roles.join() || 'no role');
+    t.same((await api.call('GET', URL, { as: roles })).json(), usageOfA, roles.join() || 'no role');
   }
 });
 
 t.test("auth: another company's CompanyId is 401 unless the caller is superadmin", async (t) => {
   const api = await app(t);
   for (const roles of [[], [READ], [WRITE]]) {
-    const res = await get(api, `?CompanyId=${COMPANY_B}`, roles);
-    t.equal(res.statusCode, 401, roles.join() || 'no role');
-    t.equal(res.json().ResponseStatus.ErrorCode, 'Unauthorized');
+    expectRefusal(t, await api.call('GET', `${URL}?CompanyId=${COMPANY_B}`, { as: roles }), { status: 401, code: 'Unauthorized', name: roles.join() || 'no role' });
   }
-  const superadmin = await get(api, `?CompanyId=${COMPANY_B}`, [SUPERADMIN]);
+  const superadmin = await api.call('GET', `${URL}?CompanyId=${COMPANY_B}`, { as: [SUPERADMIN] });
   t.same([superadmin.statusCode, superadmin.json().TokensUsed, superadmin.json().TokenLimit], [200, 600, 500]);
 });
 
 t.test('a malformed CompanyId is 400 for a superadmin, never 500', async (t) => {
   const api = await app(t);
   for (const payload of ["' or 1=1--", 'x;drop table mcp_usage']) {
-    const res = await get(api, `?CompanyId=${encodeURIComponent(payload)}`, [SUPERADMIN]);
-    t.equal(res.statusCode, 400, payload);
-    t.equal(res.json().ResponseStatus.Errors[0].FieldName, 'CompanyId');
+    expectRefusal(t, await api.call('GET', `${URL}?CompanyId=${encodeURIComponent(payload)}`, { as: [SUPERADMIN] }), { status: 400, field: 'CompanyId', name: payload });
   }
   t.equal((await api.store.db.selectFrom('mcp_usage').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n, 6);
 });
 
 t.test('CSV: one header row and one data row', async (t) => {
   const api = await app(t);
-  const res = await get(api, '?format=csv');
+  const res = await api.call('GET', `${URL}?format=csv`);
   t.equal(res.statusCode, 200);
   t.equal(res.headers['content-disposition'], 'attachment; filename="GetMcpUsage.csv"');
   t.equal(res.body,
@@ -124,7 +119,7 @@ t.test('100,000 usage rows: the SUM answers from the (company_id, at) index and 
   });
   const inWindow = rows.filter((row, i) => row.company_id === COMPANY_A && i % 2 === 0);
   const expected = 750 + inWindow.reduce((sum, row) => sum + row.tokens_used, 0);
-  const res = await get(api);
+  const res = await api.call('GET', URL);
   t.equal(res.statusCode, 200);
   t.equal(res.json().TokensUsed, expected);
   t.equal(res.json().TokensRemaining, 1_000_000 - expected);

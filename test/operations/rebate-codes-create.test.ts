@@ -1,29 +1,30 @@
 import t from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { isSignConflict, rebateCodesRepository } from '../../src/store/repositories/rebate-codes.js';
-import { READ, SUPERADMIN, TEST_SECRET, WRITE, bearer, buildTestApp } from '../helper.js';
-import { ANNA, BO, CARL_B, COMPANY_A, COMPANY_B, rebateData, snapshot } from '../fixtures/rebate-codes.js';
+import { COMPANY_A, COMPANY_B, UNUSED_GUID } from '../fixtures.js';
+import { ANNA, BO, CARL_B, rebateData } from '../fixtures/rebate-codes.js';
+import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, expectRefusal, snapshot, tableRows } from '../helper.js';
 
 // CreateArticleRebateCode: POST /rebatecodes/fromarticle
 
 const SIGN = /^[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}$/;
 const DAY = 24 * 3600 * 1000;
 const setup = (t: Parameters<typeof buildTestApp>[0]) => buildTestApp(t, { data: rebateData });
-const create = async (api: Awaited<ReturnType<typeof setup>>, payload: object, headers?: Record<string, string>) =>
-  api.inject({ method: 'POST', url: '/rebatecodes/fromarticle', headers: headers ?? (await bearer(COMPANY_A)), payload });
+const FROM_ARTICLE = '/rebatecodes/fromarticle';
 const customer = (api: Awaited<ReturnType<typeof setup>>, id: string) =>
   api.store.db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 t.test('a gift card article becomes a GiftCard code with the full object', async (t) => {
   const api = await setup(t);
-  const authorization = `Bearer ${await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub: 'seller-7' })}`;
-  const before = Date.now();
-  const res = await create(api, {
+  const seller = await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub: 'seller-7' });
+  const purchase = {
     ArticleId: 1,
     Customer: { Firstname: 'Eva', Lastname: 'Lind', Email: 'eva@example.com', Phone: '0709', SubscribedToNewsletter: true, PersonalIdentityNumber: '19800101-1234' },
     InvoiceAddress: { InvoiceAddress1: 'Storgatan 1', InvoiceCity: 'Malmö', InvoicePostalCode: '21100', InvoiceCountryCode: 'SE', CorporateIdentityNumber: '556000-0000' },
     Receiver: { Firstname: 'Olle', Lastname: 'Lind', Email: 'olle@example.com', ReceiverMessage: 'Happy birthday!' },
-  }, { authorization });
+  };
+  const before = Date.now();
+  const res = await api.call('POST', FROM_ARTICLE, { body: purchase, as: seller });
   t.equal(res.statusCode, 200);
   const body = res.json();
   t.match(body.RebateCodeSign, SIGN);
@@ -87,11 +88,11 @@ t.test('a sign taken in the company, in any case, is the conflict that makes cre
 
 t.test('a punch ticket takes its uses from Amount; a value card rounds RebateCodeValue', async (t) => {
   const api = await setup(t);
-  const punch = (await create(api, { ArticleId: 3 })).json();
+  const punch = (await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 3 } })).json();
   t.match(punch, { RebateCodeTypeId: 3, RebateCodeTypeName: 'PunchTicket', RebateCodeValue: 10, RemainingUsage: 10, Services: [{ Id: 101 }], Customers: [] });
   t.notOk('RemainingAmount' in punch);
   t.equal(Date.parse(punch.ValidTo) - Date.parse(punch.ValidFrom), 180 * DAY);
-  const card = (await create(api, { ArticleId: 2 })).json();
+  const card = (await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 2 } })).json();
   t.match(card, { RebateCodeTypeId: 4, RebateCodeTypeName: 'ValueCard', RebateCodeValue: 1000, RemainingAmount: 999.5, Services: [] });
   t.notOk('RemainingUsage' in card);
   t.not(card.RebateCodeSign, punch.RebateCodeSign, 'each code gets its own sign');
@@ -99,21 +100,22 @@ t.test('a punch ticket takes its uses from Amount; a value card rounds RebateCod
 
 t.test('without a Customer the code has no customer and none is created', async (t) => {
   const api = await setup(t);
-  const before = await snapshot(api.store.db);
-  const res = await create(api, { ArticleId: 1, Receiver: { Email: 'olle@example.com' } });
+  const customers = await tableRows(api.store, 'customers');
+  const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Receiver: { Email: 'olle@example.com' } } });
   t.equal(res.statusCode, 200);
   t.same(res.json().Customers, []);
-  t.same((await snapshot(api.store.db)).customers, before.customers);
+  t.same(await tableRows(api.store, 'customers'), customers);
 });
 
 t.test('an existing e-mail (any case) keeps the profile and appends the differing details to its comments', async (t) => {
   const api = await setup(t);
   const profile = await customer(api, ANNA);
-  const res = await create(api, {
+  const purchase = {
     ArticleId: 1,
     Customer: { Email: 'ANNA.BERG@example.com', Firstname: 'Anna', Lastname: 'Bergström', Phone: '0701111111', PersonalIdentityNumber: '19900101-0000' },
     InvoiceAddress: { InvoiceCity: 'Lund', InvoiceAddress1: 'Byvägen 2' },
-  });
+  };
+  const res = await api.call('POST', FROM_ARTICLE, { body: purchase });
   t.equal(res.statusCode, 200);
   t.same(res.json().Customers, [{ Id: ANNA, Firstname: 'Anna', Lastname: 'Berg', Email: 'Anna.Berg@example.com', Phone: '0701111111' }]);
   const today = new Date().toISOString().slice(0, 10);
@@ -127,15 +129,15 @@ t.test('an existing e-mail (any case) keeps the profile and appends the differin
 
 t.test('existing comments are kept and the new line appended; identical data adds nothing', async (t) => {
   const api = await setup(t);
-  await create(api, { ArticleId: 1, Customer: { Email: 'bo@example.com', Firstname: 'Bo', Lastname: 'Ek' } });
+  await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Customer: { Email: 'bo@example.com', Firstname: 'Bo', Lastname: 'Ek' } } });
   t.equal((await customer(api, BO)).comments, 'Prefers mornings');
-  await create(api, { ArticleId: 1, Customer: { Email: 'bo@example.com', Firstname: 'Bosse' } });
+  await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Customer: { Email: 'bo@example.com', Firstname: 'Bosse' } } });
   t.equal((await customer(api, BO)).comments, `Prefers mornings\n${new Date().toISOString().slice(0, 10)}: Firstname 'Bosse' (profile 'Bo')`);
 });
 
 t.test('a CustomerId names the buyer: connected, profile unchanged', async (t) => {
   const api = await setup(t);
-  const res = await create(api, { ArticleId: 3, Customer: { CustomerId: BO.toUpperCase(), Firstname: 'Bo' } });
+  const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 3, Customer: { CustomerId: BO.toUpperCase(), Firstname: 'Bo' } } });
   t.equal(res.statusCode, 200);
   t.same(res.json().Customers.map((c: { Id: string }) => c.Id), [BO]);
   t.equal((await customer(api, BO)).comments, 'Prefers mornings');
@@ -143,50 +145,49 @@ t.test('a CustomerId names the buyer: connected, profile unchanged', async (t) =
 
 t.test('a CustomerId that is not a customer of the company is 400 and changes nothing', async (t) => {
   const api = await setup(t);
-  const before = await snapshot(api.store.db);
-  for (const id of [CARL_B, 'dddddddd-0000-4000-8000-00000000000d']) {
-    const res = await create(api, { ArticleId: 1, Customer: { CustomerId: id, Email: 'new@example.com' } });
+  const unchanged = await snapshot(api.store);
+  for (const id of [CARL_B, UNUSED_GUID]) {
+    const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Customer: { CustomerId: id, Email: 'new@example.com' } } });
     t.equal(res.statusCode, 400);
     t.same(res.json().ResponseStatus, {
       ErrorCode: 'InvalidCustomerId', Message: "'Customer Id' must be a customer of the company.",
       Errors: [{ ErrorCode: 'InvalidCustomerId', FieldName: 'Customer.CustomerId', Message: "'Customer Id' must be a customer of the company." }],
     });
   }
-  const receiver = await create(api, { ArticleId: 1, Customer: { Email: 'new@example.com' }, Receiver: { CustomerId: CARL_B } });
-  t.equal(receiver.statusCode, 400);
-  t.equal(receiver.json().ResponseStatus.Errors[0].FieldName, 'Receiver.CustomerId');
-  t.same(await snapshot(api.store.db), before, 'no code, no customer');
+  const receiver = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Customer: { Email: 'new@example.com' }, Receiver: { CustomerId: CARL_B } } });
+  expectRefusal(t, receiver, { status: 400, field: 'Receiver.CustomerId' });
+  await unchanged.assert(t, 'no code, no customer');
 });
 
 t.test('a Customer without CustomerId and Email is 400 NotEmpty', async (t) => {
   const api = await setup(t);
-  const res = await create(api, { ArticleId: 1, Customer: { Firstname: 'Nobody' } });
+  const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1, Customer: { Firstname: 'Nobody' } } });
   t.equal(res.statusCode, 400);
   t.match(res.json().ResponseStatus, { ErrorCode: 'NotEmpty', Errors: [{ FieldName: 'Customer.Email' }] });
 });
 
 t.test('an article of another type is 400 InvalidArticleType on ArticleId and changes nothing', async (t) => {
   const api = await setup(t);
-  const before = await snapshot(api.store.db);
-  const res = await create(api, { ArticleId: 4, Customer: { Email: 'x@example.com' } });
+  const unchanged = await snapshot(api.store);
+  const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 4, Customer: { Email: 'x@example.com' } } });
   t.equal(res.statusCode, 400);
   const message = "'Article Id' must name an article of type PunchTicket (3), ValueCard (4) or GiftCard (5); article 4 is of type 1.";
   t.same(res.json().ResponseStatus, { ErrorCode: 'InvalidArticleType', Message: message, Errors: [{ ErrorCode: 'InvalidArticleType', FieldName: 'ArticleId', Message: message }] });
-  t.same(await snapshot(api.store.db), before);
+  await unchanged.assert(t);
 });
 
 t.test('an inactive article is 400 ArticleInactive; one without ValidDays is 400 InvalidArticle', async (t) => {
   const api = await setup(t);
-  const before = await snapshot(api.store.db);
-  t.match((await create(api, { ArticleId: 5 })).json().ResponseStatus, { ErrorCode: 'ArticleInactive', Message: 'Article 5 is not active.' });
-  t.match((await create(api, { ArticleId: 6 })).json().ResponseStatus, { ErrorCode: 'InvalidArticle', Errors: [{ FieldName: 'ArticleId' }] });
-  t.same(await snapshot(api.store.db), before);
+  const unchanged = await snapshot(api.store);
+  t.match((await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 5 } })).json().ResponseStatus, { ErrorCode: 'ArticleInactive', Message: 'Article 5 is not active.' });
+  t.match((await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 6 } })).json().ResponseStatus, { ErrorCode: 'InvalidArticle', Errors: [{ FieldName: 'ArticleId' }] });
+  await unchanged.assert(t);
 });
 
 t.test('an unknown article, or another company\'s, is 404', async (t) => {
   const api = await setup(t);
   for (const id of [7, 999]) {
-    const res = await create(api, { ArticleId: id });
+    const res = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: id } });
     t.equal(res.statusCode, 404);
     t.same(res.json().ResponseStatus, { ErrorCode: 'NotFound', Message: `Article ${id} not found.`, Errors: [] });
   }
@@ -194,33 +195,31 @@ t.test('an unknown article, or another company\'s, is 404', async (t) => {
 
 t.test('a body without ArticleId is a validation failure', async (t) => {
   const api = await setup(t);
-  const res = await create(api, { Customer: { Email: 'not-an-email' } });
+  const res = await api.call('POST', FROM_ARTICLE, { body: { Customer: { Email: 'not-an-email' } } });
   t.equal(res.statusCode, 400);
   t.ok(res.json().ResponseStatus.Errors.some((e: { FieldName: string }) => e.FieldName === 'ArticleId'));
 });
 
 t.test('auth: a write administrator of the company; other companies only for superadmin', async (t) => {
   const api = await setup(t);
-  t.equal((await api.inject({ method: 'POST', url: '/rebatecodes/fromarticle', payload: { ArticleId: 1 } })).statusCode, 401, 'no token');
+  t.equal((await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1 }, as: null })).statusCode, 401, 'no token');
   for (const roles of [[WRITE], [SUPERADMIN]]) {
-    t.equal((await create(api, { ArticleId: 1 }, await bearer(COMPANY_A, roles))).statusCode, 200, `roles ${roles.join()}`);
+    t.equal((await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1 }, as: roles })).statusCode, 200, `roles ${roles.join()}`);
   }
   for (const roles of [[READ], []]) {
-    t.equal((await create(api, { ArticleId: 1 }, await bearer(COMPANY_A, roles))).statusCode, 401, `roles ${roles.join() || 'none'}`);
+    t.equal((await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 1 }, as: roles })).statusCode, 401, `roles ${roles.join() || 'none'}`);
   }
-  const before = await snapshot(api.store.db);
-  const other = await create(api, { ArticleId: 7, CompanyId: COMPANY_B }, await bearer(COMPANY_A, [WRITE]));
-  t.equal(other.statusCode, 401);
-  t.equal(other.json().ResponseStatus.ErrorCode, 'Unauthorized');
-  t.same(await snapshot(api.store.db), before);
-  const superadmin = await create(api, { ArticleId: 7, CompanyId: COMPANY_B }, await bearer(COMPANY_A, [SUPERADMIN]));
+  const unchanged = await snapshot(api.store);
+  expectRefusal(t, await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 7, CompanyId: COMPANY_B }, as: [WRITE] }), { status: 401, code: 'Unauthorized' });
+  await unchanged.assert(t);
+  const superadmin = await api.call('POST', FROM_ARTICLE, { body: { ArticleId: 7, CompanyId: COMPANY_B }, as: [SUPERADMIN] });
   t.equal(superadmin.statusCode, 200);
   t.match(superadmin.json(), { CompanyId: COMPANY_B, RebateCodeValue: 300, Company: { SitePath: 'gym-b' } });
 });
 
 t.test('the answer as CSV', async (t) => {
   const api = await setup(t);
-  const res = await api.inject({ method: 'POST', url: '/rebatecodes/fromarticle?format=csv', headers: await bearer(COMPANY_A), payload: { ArticleId: 3 } });
+  const res = await api.call('POST', `${FROM_ARTICLE}?format=csv`, { body: { ArticleId: 3 } });
   t.equal(res.statusCode, 200);
   t.match(res.headers['content-type'], /^text\/csv/);
   t.equal(res.headers['content-disposition'], 'attachment; filename="CreateArticleRebateCode.csv"');

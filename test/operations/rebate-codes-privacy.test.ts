@@ -1,14 +1,14 @@
 import { parse } from 'csv-parse/sync';
 import t from 'tap';
 import { rebateCodeAudience } from '../../src/domain/rebate-code-privacy.js';
-import { READ, SUPERADMIN, WRITE, bearer, buildTestApp } from '../helper.js';
-import { COMPANY_A, COMPANY_B, PRIVATE_A, PRIVATE_B, rebateData } from '../fixtures/rebate-codes.js';
+import { COMPANY_A, COMPANY_B } from '../fixtures.js';
+import { PRIVATE_A, PRIVATE_B, rebateData } from '../fixtures/rebate-codes.js';
+import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, type CallOptions } from '../helper.js';
 
 // GetRebateCodeBySign answers any authenticated caller (x-any-company); only the code's own
 // administrators and superadmins may see who bought, paid with or handled it.
 
 const setup = (t: Parameters<typeof buildTestApp>[0]) => buildTestApp(t, { data: rebateData });
-type Api = Awaited<ReturnType<typeof setup>>;
 
 /** The fixture's shape, as far as the private data goes (its rows are loosely typed). */
 interface FixtureCode {
@@ -50,25 +50,26 @@ const connectedEmail = (sign: string) => rebateData.Customers.find((c) => c.Id =
 
 const PRIVATE_FIELDS = ['Customers', 'Transactions', 'PaymentLog', 'PersonalNote', 'CreatedBy', 'UpdatedBy'];
 
-function lookup(api: Api, sign: string, headers: Record<string, string>, extra: Record<string, string> = {}) {
+/** The lookup of `sign` in its own company, with everything included, naming a connected customer. */
+function lookup(sign: string, extra: Record<string, string> = {}) {
   const code = fixtureCode(sign);
   const query = new URLSearchParams({
     CompanyId: code.CompanyId, RebateCodeSign: sign, ServiceId: code.CompanyId === COMPANY_A ? '100' : '200',
     IncludeConnectedServices: 'true', IncludeConnectedDaysOfWeek: 'true', IncludeConnectedCustomers: 'true',
     CustomerEmail: connectedEmail(sign), ...extra,
   });
-  return api.inject({ method: 'GET', url: `/rebatecodes/getbysign?${query}`, headers });
+  return `/rebatecodes/getbysign?${query}`;
 }
 
 /** Callers that are not administrators of the code's company. */
-const outsiders: [string, string, () => Promise<Record<string, string>>][] = [
-  [PRIVATE_A, "company B's write administrator", () => bearer(COMPANY_B, [WRITE])],
-  [PRIVATE_A, "company B's read administrator", () => bearer(COMPANY_B, [READ])],
-  [PRIVATE_A, 'a role-less user of company A itself', () => bearer(COMPANY_A, [])],
-  [PRIVATE_A, 'a role-less user of company B', () => bearer(COMPANY_B, [])],
-  [PRIVATE_B, "company A's write administrator", () => bearer(COMPANY_A, [WRITE])],
-  [PRIVATE_B, "company A's read administrator", () => bearer(COMPANY_A, [READ])],
-  [PRIVATE_B, 'a role-less user of company B itself', () => bearer(COMPANY_B, [])],
+const outsiders: [string, string, CallOptions][] = [
+  [PRIVATE_A, "company B's write administrator", { as: [WRITE], company: COMPANY_B }],
+  [PRIVATE_A, "company B's read administrator", { as: [READ], company: COMPANY_B }],
+  [PRIVATE_A, 'a role-less user of company A itself', { as: [], company: COMPANY_A }],
+  [PRIVATE_A, 'a role-less user of company B', { as: [], company: COMPANY_B }],
+  [PRIVATE_B, "company A's write administrator", { as: [WRITE], company: COMPANY_A }],
+  [PRIVATE_B, "company A's read administrator", { as: [READ], company: COMPANY_A }],
+  [PRIVATE_B, 'a role-less user of company B itself', { as: [], company: COMPANY_B }],
 ];
 
 t.test('the fixture codes hold the private data the public view must leave out', async (t) => {
@@ -79,11 +80,11 @@ t.test('the fixture codes hold the private data the public view must leave out',
   }
 });
 
-for (const [sign, who, headers] of outsiders) {
+for (const [sign, who, caller] of outsiders) {
   t.test(`${who} checking ${sign} gets the public view, in JSON and CSV, whatever it includes`, async (t) => {
     const api = await setup(t);
     const secrets = secretsOf(sign);
-    const res = await lookup(api, sign, await headers());
+    const res = await api.call('GET', lookup(sign), caller);
     t.equal(res.statusCode, 200);
     t.same(leaked(res.body, secrets), [], 'no personal data anywhere in the JSON');
     const body = res.json();
@@ -92,7 +93,7 @@ for (const [sign, who, headers] of outsiders) {
     t.notOk('NotificationEmail' in body.Article, "no article's NotificationEmail");
     t.match(body, { RebateCodeSign: sign, CompanyId: fixtureCode(sign).CompanyId, ActiveByStatus: true, Company: {} }, 'the public facts remain');
 
-    const csv = await lookup(api, sign, await headers(), { format: 'csv' });
+    const csv = await api.call('GET', lookup(sign, { format: 'csv' }), caller);
     t.equal(csv.statusCode, 200);
     t.same(leaked(csv.body, secrets), [], 'no personal data anywhere in the CSV');
     const [row] = parse(csv.body, { columns: true }) as Record<string, string>[];
@@ -100,24 +101,23 @@ for (const [sign, who, headers] of outsiders) {
 
     // A refused check explains the rule, never with the company's data.
     for (const extra of [{ CustomerEmail: 'stranger@example.com' }, { CustomerEmail: '' }]) {
-      const refused = await lookup(api, sign, await headers(), extra);
-      t.equal(refused.statusCode, 400);
-      t.equal(refused.json().ResponseStatus.ErrorCode, 'RebateCodeCustomerNotConnected');
+      const refused = await api.call('GET', lookup(sign, extra), caller);
+      expectRefusal(t, refused, { status: 400, code: 'RebateCodeCustomerNotConnected' });
       t.same(leaked(refused.body, secrets), [], `no personal data in the 400 (CustomerEmail '${extra.CustomerEmail}')`);
     }
   });
 }
 
-const administrators: [string, () => Promise<Record<string, string>>][] = [
-  ["company A's write administrator", () => bearer(COMPANY_A, [WRITE])],
-  ["company A's read administrator", () => bearer(COMPANY_A, [READ])],
-  ['a superadmin of another company', () => bearer(COMPANY_B, [SUPERADMIN])],
+const administrators: [string, CallOptions][] = [
+  ["company A's write administrator", { as: [WRITE], company: COMPANY_A }],
+  ["company A's read administrator", { as: [READ], company: COMPANY_A }],
+  ['a superadmin of another company', { as: [SUPERADMIN], company: COMPANY_B }],
 ];
 
-for (const [who, headers] of administrators) {
+for (const [who, caller] of administrators) {
   t.test(`${who} sees the whole record of ${PRIVATE_A}`, async (t) => {
     const api = await setup(t);
-    const res = await lookup(api, PRIVATE_A, await headers());
+    const res = await api.call('GET', lookup(PRIVATE_A), caller);
     t.equal(res.statusCode, 200);
     const body = res.json();
     t.match(body, {
@@ -131,14 +131,14 @@ for (const [who, headers] of administrators) {
     ]);
     t.equal(body.PaymentLog.length, 1);
     t.ok(leaked(res.body, secretsOf(PRIVATE_A)).length > 0, 'the scan finds what an administrator may see');
-    const csv = await lookup(api, PRIVATE_A, await headers(), { format: 'csv' });
+    const csv = await api.call('GET', lookup(PRIVATE_A, { format: 'csv' }), caller);
     t.ok(leaked(csv.body, secretsOf(PRIVATE_A)).includes('Dana.Holm@example.org'), 'and finds it in CSV');
   });
 }
 
 t.test('an Include flag false still leaves Customers out for an administrator', async (t) => {
   const api = await setup(t);
-  const body = (await lookup(api, PRIVATE_A, await bearer(COMPANY_A, [READ]), { IncludeConnectedCustomers: 'false' })).json();
+  const body = (await api.call('GET', lookup(PRIVATE_A, { IncludeConnectedCustomers: 'false' }), { as: [READ] })).json();
   t.notOk('Customers' in body);
   t.equal(body.Transactions.length, 2);
 });

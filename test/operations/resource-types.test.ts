@@ -1,13 +1,9 @@
 import t from 'tap';
 import { COMPANY_A, COMPANY_B, UNKNOWN_COMPANY } from '../fixtures.js';
-import { resourceData, snapshot } from '../fixtures/resources.js';
-import { READ, SUPERADMIN, WRITE, bearer, buildTestApp } from '../helper.js';
+import { resourceData } from '../fixtures/resources.js';
+import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, snapshot } from '../helper.js';
 
 // CreateResourceType: POST /resourcetypes (service document; product-decisions §2).
-
-type Api = Awaited<ReturnType<typeof buildTestApp>>;
-const create = async (api: Api, payload: unknown, roles = [WRITE], company = COMPANY_A, url = '/resourcetypes') =>
-  api.inject({ method: 'POST', url, payload: payload as object, headers: await bearer(company, roles) });
 
 const isoNow = (value: string) => Math.abs(Date.parse(value) - Date.now()) < 60_000;
 
@@ -20,10 +16,11 @@ const chair1 = {
 
 t.test('creates the type with its resources and answers it', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await create(api, {
+  const body = {
     Name: 'Stations', Description: 'Work stations', Active: true,
     Resources: [{ Id: 101 }, { Id: 100, Priority: 2 }, { Id: 102, Priority: 0 }],
-  });
+  };
+  const res = await api.call('POST', '/resourcetypes', { body });
   t.equal(res.statusCode, 200);
   const { Id, Created, Updated, ...rest } = res.json();
   t.ok(Id > 300, 'a new id');
@@ -43,7 +40,7 @@ t.test('creates the type with its resources and answers it', async (t) => {
 
 t.test('priorities are kept and an absent priority stays absent', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await create(api, { Name: 'P', Resources: [{ Id: 100, Priority: 5 }, { Id: 101 }] });
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'P', Resources: [{ Id: 100, Priority: 5 }, { Id: 101 }] } });
   const links = await api.store.db
     .selectFrom('resource_type_resources').select(['resource_id', 'priority'])
     .where('resource_type_id', '=', res.json().Id).orderBy('resource_id').execute();
@@ -54,9 +51,9 @@ t.test('priorities are kept and an absent priority stays absent', async (t) => {
 
 t.test('Active is the request value; absent means false', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  t.equal((await create(api, { Name: 'A', Active: true })).json().Active, true);
-  t.equal((await create(api, { Name: 'B', Active: false })).json().Active, false);
-  const absent = (await create(api, { Name: 'C' })).json();
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'A', Active: true } })).json().Active, true);
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'B', Active: false } })).json().Active, false);
+  const absent = (await api.call('POST', '/resourcetypes', { body: { Name: 'C' } })).json();
   t.equal(absent.Active, false);
   t.same(absent.Resources, [], 'no resources listed: an empty list');
   t.notOk('Description' in absent);
@@ -64,14 +61,14 @@ t.test('Active is the request value; absent means false', async (t) => {
 
 t.test('inactive resources are listed: callers are administrators', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await create(api, { Name: 'Rooms', Resources: [{ Id: 102 }] });
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'Rooms', Resources: [{ Id: 102 }] } });
   t.same(res.json().Resources.map((r: { Id: number; Active: boolean }) => [r.Id, r.Active]), [[102, false]]);
 });
 
 t.test('resources must belong to the company: 400 naming the entry, nothing written', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const res = await create(api, { Name: 'X', Resources: [{ Id: 100 }, { Id: 200 }, { Id: 999 }] });
+  const unchanged = await snapshot(api.store);
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'X', Resources: [{ Id: 100 }, { Id: 200 }, { Id: 999 }] } });
   t.equal(res.statusCode, 400);
   t.same(res.json().ResponseStatus, {
     ErrorCode: 'UnknownResource',
@@ -81,23 +78,23 @@ t.test('resources must belong to the company: 400 naming the entry, nothing writ
       { ErrorCode: 'UnknownResource', FieldName: 'Resources[2].Id', Message: 'Resource 999 is not a resource of the company.' },
     ],
   });
-  t.same(await snapshot(api.store), before);
+  await unchanged.assert(t);
 });
 
 t.test('a resource listed twice is 400, nothing written', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const res = await create(api, { Name: 'X', Resources: [{ Id: 100, Priority: 1 }, { Id: 101 }, { Id: 100, Priority: 2 }] });
+  const unchanged = await snapshot(api.store);
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'X', Resources: [{ Id: 100, Priority: 1 }, { Id: 101 }, { Id: 100, Priority: 2 }] } });
   t.equal(res.statusCode, 400);
   t.same(res.json().ResponseStatus.Errors, [
     { ErrorCode: 'DuplicateResource', FieldName: 'Resources[2].Id', Message: 'Resource 100 is listed more than once.' },
   ]);
-  t.same(await snapshot(api.store), before);
+  await unchanged.assert(t);
 });
 
 t.test('Name is required and not blank; bad fields are 400 with their FieldName', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
+  const unchanged = await snapshot(api.store);
   const cases: Array<[unknown, string, string]> = [
     [{}, 'Name', 'NotEmpty'],
     [{ Name: '' }, 'Name', 'NotEmpty'],
@@ -107,34 +104,26 @@ t.test('Name is required and not blank; bad fields are 400 with their FieldName'
     [{ Name: 'X', Active: 'often' }, 'Active', 'InvalidType'],
   ];
   for (const [payload, field, code] of cases) {
-    const res = await create(api, payload);
-    t.equal(res.statusCode, 400, JSON.stringify(payload));
-    const status = res.json().ResponseStatus;
-    t.equal(status.ErrorCode, code, JSON.stringify(payload));
-    t.equal(status.Errors[0].FieldName, field);
+    expectRefusal(t, await api.call('POST', '/resourcetypes', { body: payload }), { status: 400, code, field, name: JSON.stringify(payload) });
   }
-  t.same((await create(api, { Name: ' ' })).json().ResponseStatus.Message, "'Name' must not be empty.");
-  t.same(await snapshot(api.store), before);
+  t.same((await api.call('POST', '/resourcetypes', { body: { Name: ' ' } })).json().ResponseStatus.Message, "'Name' must not be empty.");
+  await unchanged.assert(t);
 });
 
 t.test('auth matrix', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const none = await api.inject({ method: 'POST', url: '/resourcetypes', payload: { Name: 'X' } });
-  t.equal(none.statusCode, 401, 'no token');
-  t.equal(none.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  const unchanged = await snapshot(api.store);
+  expectRefusal(t, await api.call('POST', '/resourcetypes', { body: { Name: 'X' }, as: null }), { status: 401, code: 'Unauthorized', name: 'no token' });
   for (const roles of [[READ], []]) {
-    const res = await create(api, { Name: 'X' }, roles);
-    t.equal(res.statusCode, 403, `roles [${roles}]`);
-    t.equal(res.json().ResponseStatus.ErrorCode, 'Forbidden');
+    expectRefusal(t, await api.call('POST', '/resourcetypes', { body: { Name: 'X' }, as: roles }), { status: 403, code: 'Forbidden', name: `roles [${roles}]` });
   }
-  t.equal((await create(api, { Name: 'X', CompanyId: COMPANY_B })).statusCode, 403, 'another company\'s CompanyId');
-  t.equal((await create(api, { Name: 'X', Resources: [{ Id: 201 }] })).statusCode, 400, 'another company\'s resource');
-  t.same(await snapshot(api.store), before, 'refusals changed nothing');
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'X', CompanyId: COMPANY_B } })).statusCode, 403, 'another company\'s CompanyId');
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'X', Resources: [{ Id: 201 }] } })).statusCode, 400, 'another company\'s resource');
+  await unchanged.assert(t, 'refusals changed nothing');
 
-  t.equal((await create(api, { Name: 'W' }, [WRITE])).statusCode, 200, 'write role');
-  t.equal((await create(api, { Name: 'S', CompanyId: COMPANY_A }, [SUPERADMIN])).statusCode, 200, 'superadmin, own company');
-  const superB = await create(api, { Name: 'Machines', CompanyId: COMPANY_B, Resources: [{ Id: 201 }] }, [SUPERADMIN]);
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'W' }, as: [WRITE] })).statusCode, 200, 'write role');
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'S', CompanyId: COMPANY_A }, as: [SUPERADMIN] })).statusCode, 200, 'superadmin, own company');
+  const superB = await api.call('POST', '/resourcetypes', { body: { Name: 'Machines', CompanyId: COMPANY_B, Resources: [{ Id: 201 }] }, as: [SUPERADMIN] });
   t.equal(superB.statusCode, 200, 'superadmin may act on another company');
   t.same(superB.json().Resources.map((r: { Id: number }) => r.Id), [201]);
   const row = await api.store.db.selectFrom('resource_types').select('company_id').where('id', '=', superB.json().Id).executeTakeFirstOrThrow();
@@ -143,18 +132,18 @@ t.test('auth matrix', async (t) => {
 
 t.test('a CompanyId that names no company is 400, nothing written', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const res = await create(api, { Name: 'X', CompanyId: UNKNOWN_COMPANY }, [SUPERADMIN]);
+  const unchanged = await snapshot(api.store);
+  const res = await api.call('POST', '/resourcetypes', { body: { Name: 'X', CompanyId: UNKNOWN_COMPANY }, as: [SUPERADMIN] });
   t.equal(res.statusCode, 400);
   t.same(res.json().ResponseStatus.Errors, [
     { ErrorCode: 'UnknownCompany', FieldName: 'CompanyId', Message: `Company ${UNKNOWN_COMPANY} does not exist.` },
   ]);
-  t.same(await snapshot(api.store), before);
+  await unchanged.assert(t);
 });
 
 t.test('CSV response: one header row and one data row, resources as JSV', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await create(api, { Name: 'Chairs, front', Active: true, Resources: [{ Id: 101, Priority: 1 }] }, [WRITE], COMPANY_A, '/resourcetypes?format=csv');
+  const res = await api.call('POST', '/resourcetypes?format=csv', { body: { Name: 'Chairs, front', Active: true, Resources: [{ Id: 101, Priority: 1 }] } });
   t.equal(res.statusCode, 200);
   t.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
   t.equal(res.headers['content-disposition'], 'attachment; filename="CreateResourceType.csv"');

@@ -1,12 +1,9 @@
 import t from 'tap';
 import { COMPANY_A, COMPANY_B } from '../fixtures.js';
-import { CUSTOMER_1, CUSTOMER_2, resourceData, snapshot } from '../fixtures/resources.js';
-import { READ, SUPERADMIN, WRITE, bearer, buildTestApp } from '../helper.js';
+import { CUSTOMER_1, CUSTOMER_2, resourceData } from '../fixtures/resources.js';
+import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, snapshot } from '../helper.js';
 
 // DeleteResource: DELETE /resource/{Id}?CompanyId&Force (service document; product-decisions §2, §6).
-
-const del = async (api: Awaited<ReturnType<typeof buildTestApp>>, url: string, roles = [WRITE], company = COMPANY_A) =>
-  api.inject({ method: 'DELETE', url, headers: await bearer(company, roles) });
 
 const isoNow = (value: string) => Math.abs(Date.parse(value) - Date.now()) < 60_000;
 
@@ -42,7 +39,7 @@ const resource101 = {
 
 t.test('a resource with only canceled/unbooked bookings is deleted, answered as it was', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await del(api, '/resource/101');
+  const res = await api.call('DELETE', '/resource/101');
   t.equal(res.statusCode, 200);
   t.same(res.json(), resource101);
   t.strictSame(Object.keys(res.json()).sort(), Object.keys(resource101).sort(), 'no other field');
@@ -50,7 +47,7 @@ t.test('a resource with only canceled/unbooked bookings is deleted, answered as 
 
 t.test('the delete path removes the row and its links, keeping bookings and exceptions', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  t.equal((await del(api, '/resource/101')).statusCode, 200);
+  t.equal((await api.call('DELETE', '/resource/101')).statusCode, 200);
   const db = api.store.db;
   t.same(await db.selectFrom('resources').select('id').where('id', '=', 101).execute(), []);
   t.same(await db.selectFrom('booking_resources').select('booking_id').where('resource_id', '=', 101).execute(), []);
@@ -62,14 +59,11 @@ t.test('the delete path removes the row and its links, keeping bookings and exce
 
 t.test('bookings that are not unbooked or canceled refuse the deletion: 409, nothing changed', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
+  const unchanged = await snapshot(api.store);
   for (const url of ['/resource/100', '/resource/100?Force=false']) {
-    const res = await del(api, url);
-    t.equal(res.statusCode, 409, url);
-    t.equal(res.json().ResponseStatus.ErrorCode, 'Conflict');
-    t.match(res.json().ResponseStatus.Message, /bookings that must first be unbooked/);
+    expectRefusal(t, await api.call('DELETE', url), { status: 409, code: 'Conflict', message: /bookings that must first be unbooked/, name: url });
   }
-  t.same(await snapshot(api.store), before);
+  await unchanged.assert(t);
 });
 
 t.test('the store blocks deletion for exactly the statuses the rule names (each of 1..10)', async (t) => {
@@ -77,7 +71,7 @@ t.test('the store blocks deletion for exactly the statuses the rule names (each 
   for (let status = 1; status <= 10; status++) {
     const data = { ...resourceData, Bookings: resourceData.Bookings.map((b) => (b.Id === 1004 ? { ...b, StatusId: status } : b)) };
     const api = await buildTestApp(t, { data });
-    const res = await del(api, '/resource/101');
+    const res = await api.call('DELETE', '/resource/101');
     const blocks = status !== 2 && status !== 4; // product-decisions §6: all but Unbooked and Canceled
     t.equal(res.statusCode, blocks ? 409 : 200, `StatusId ${status}`);
   }
@@ -85,7 +79,7 @@ t.test('the store blocks deletion for exactly the statuses the rule names (each 
 
 t.test('Force keeps a blocked resource with Active 0 and Updated now', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await del(api, '/resource/100?Force=true');
+  const res = await api.call('DELETE', '/resource/100?Force=true');
   t.equal(res.statusCode, 200);
   const body = res.json();
   t.equal(body.Active, false);
@@ -99,7 +93,7 @@ t.test('Force keeps a blocked resource with Active 0 and Updated now', async (t)
 
 t.test('the deactivated resource is answered with all its fields and nested lists', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const body = (await del(api, '/resource/100?Force=true')).json();
+  const body = (await api.call('DELETE', '/resource/100?Force=true')).json();
   t.match(body, {
     Id: 100, Name: 'Chair 1', Description: 'By the window', Active: false, Color: '#33aaff', Email: 'chair1@example.com',
     ImageUrl: 'https://example.com/chair1.png', MobilePhone: '+46700000100', AccessGroup: 'front', EmailNotification: true,
@@ -116,7 +110,7 @@ t.test('the deactivated resource is answered with all its fields and nested list
 
 t.test('Force on a resource without blocking bookings deletes it', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await del(api, '/resource/102?Force=true');
+  const res = await api.call('DELETE', '/resource/102?Force=true');
   t.equal(res.statusCode, 200);
   t.same(res.json(), {
     Id: 102, Name: 'Room', Active: false, EmailNotification: false, SMSNotification: false, Exceptions: [], Bookings: [],
@@ -127,58 +121,52 @@ t.test('Force on a resource without blocking bookings deletes it', async (t) => 
 
 t.test('an unknown resource, or another company\'s, is 404 and changes nothing', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
+  const unchanged = await snapshot(api.store);
   for (const url of ['/resource/999', '/resource/201', '/resource/200?Force=true']) {
-    const res = await del(api, url);
+    const res = await api.call('DELETE', url);
     t.equal(res.statusCode, 404, url);
     t.same(res.json().ResponseStatus, { ErrorCode: 'NotFound', Message: 'Resource not found.', Errors: [] });
   }
-  t.same(await snapshot(api.store), before);
+  await unchanged.assert(t);
 });
 
 t.test('auth matrix', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const none = await api.inject({ method: 'DELETE', url: '/resource/102' });
-  t.equal(none.statusCode, 401, 'no token');
-  t.equal(none.json().ResponseStatus.ErrorCode, 'Unauthorized');
+  const unchanged = await snapshot(api.store);
+  expectRefusal(t, await api.call('DELETE', '/resource/102', { as: null }), { status: 401, code: 'Unauthorized', name: 'no token' });
   for (const roles of [[READ], []]) {
-    const res = await del(api, '/resource/102', roles);
-    t.equal(res.statusCode, 403, `roles [${roles}]`);
-    t.equal(res.json().ResponseStatus.ErrorCode, 'Forbidden');
+    expectRefusal(t, await api.call('DELETE', '/resource/102', { as: roles }), { status: 403, code: 'Forbidden', name: `roles [${roles}]` });
   }
-  const otherCompany = await del(api, `/resource/201?CompanyId=${COMPANY_B}`);
+  const otherCompany = await api.call('DELETE', `/resource/201?CompanyId=${COMPANY_B}`);
   t.equal(otherCompany.statusCode, 403, 'another company\'s CompanyId');
-  t.same(await snapshot(api.store), before, 'refusals changed nothing');
+  await unchanged.assert(t, 'refusals changed nothing');
 
-  t.equal((await del(api, '/resource/102', [WRITE])).statusCode, 200, 'write role');
-  t.equal((await del(api, `/resource/101?CompanyId=${COMPANY_A}`, [SUPERADMIN])).statusCode, 200, 'superadmin, own company');
-  const superB = await del(api, `/resource/201?CompanyId=${COMPANY_B}`, [SUPERADMIN]);
+  t.equal((await api.call('DELETE', '/resource/102', { as: [WRITE] })).statusCode, 200, 'write role');
+  t.equal((await api.call('DELETE', `/resource/101?CompanyId=${COMPANY_A}`, { as: [SUPERADMIN] })).statusCode, 200, 'superadmin, own company');
+  const superB = await api.call('DELETE', `/resource/201?CompanyId=${COMPANY_B}`, { as: [SUPERADMIN] });
   t.equal(superB.statusCode, 200, 'superadmin may act on another company');
   t.equal(superB.json().Name, 'Bike');
-  t.equal((await del(api, '/resource/200', [SUPERADMIN])).statusCode, 404, 'without CompanyId the superadmin acts on its own company');
+  t.equal((await api.call('DELETE', '/resource/200', { as: [SUPERADMIN] })).statusCode, 404, 'without CompanyId the superadmin acts on its own company');
 });
 
 t.test('a blank CompanyId uses the caller\'s company', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await del(api, '/resource/102?CompanyId=');
+  const res = await api.call('DELETE', '/resource/102?CompanyId=');
   t.equal(res.statusCode, 200);
   t.equal(res.json().Id, 102);
 });
 
 t.test('a malformed Force or Id is 400 and changes nothing', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const before = await snapshot(api.store);
-  const force = await del(api, '/resource/100?Force=maybe');
-  t.equal(force.statusCode, 400);
-  t.equal(force.json().ResponseStatus.Errors[0].FieldName, 'Force');
-  t.equal((await del(api, '/resource/abc')).statusCode, 400);
-  t.same(await snapshot(api.store), before);
+  const unchanged = await snapshot(api.store);
+  expectRefusal(t, await api.call('DELETE', '/resource/100?Force=maybe'), { status: 400, field: 'Force' });
+  t.equal((await api.call('DELETE', '/resource/abc')).statusCode, 400);
+  await unchanged.assert(t);
 });
 
 t.test('CSV response: one header row and one data row, nested lists as JSV', async (t) => {
   const api = await buildTestApp(t, { data: resourceData });
-  const res = await del(api, '/resource/101?format=csv');
+  const res = await api.call('DELETE', '/resource/101?format=csv');
   t.equal(res.statusCode, 200);
   t.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
   t.equal(res.headers['content-disposition'], 'attachment; filename="DeleteResource.csv"');

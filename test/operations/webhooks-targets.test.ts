@@ -2,8 +2,8 @@ import dns from 'node:dns';
 import { syncBuiltinESMExports } from 'node:module';
 import t, { type Test } from 'tap';
 import { NON_PUBLIC_TARGETS, webhookData } from '../fixtures/webhooks.js';
-import { buildTestApp } from '../helper.js';
-import { put, refused, rows, valid } from './webhooks-requests.js';
+import { badRequest, buildTestApp, expectRefused } from '../helper.js';
+import { WH1, endpoint, storedEndpoint, valid } from './webhooks-requests.js';
 
 // UpdateWebhookEndpoint's target policy through HTTP: a literal IP must be public unicast
 // (also inside IPv4-mapped, NAT64, 6to4 and Teredo forms), localhost names are refused,
@@ -43,7 +43,7 @@ t.test('a non-public literal target is refused (UnsafeUrl) and changes nothing',
   const spelled = ['http://2130706433/', 'http://0x7f.1/', 'http://127.1/'];
   for (const url of [...NON_PUBLIC_TARGETS.map((target) => target.url), ...names, ...spelled]) {
     await t.test(url, async (t) => {
-      const status = await refused(t, api, { ...valid, Url: url }, [['UnsafeUrl', 'Url']]);
+      const status = await expectRefused(t, api, 'PUT', WH1, { body: { ...valid, Url: url } }, badRequest(['UnsafeUrl', 'Url']));
       t.equal(status.Message, UNSAFE);
       t.equal(status.Errors[0].Message, UNSAFE);
       noLookups(t);
@@ -58,10 +58,10 @@ t.test('a public literal target is saved', async (t) => {
     'https://[::ffff:93.184.215.14]/', 'https://[64:ff9b::5db8:d70e]/', 'https://[2002:5db8:d70e::1]/',
   ];
   for (const url of targets) {
-    const res = await put(api, 'wh-1', { ...valid, Url: url });
+    const res = await api.call('PUT', WH1, { body: { ...valid, Url: url } });
     t.equal(res.statusCode, 200, url);
     t.equal(res.json().Url, url);
-    t.equal((await rows(api)).find((r) => r.id === 'wh-1')?.url, url, 'stored');
+    t.equal((await storedEndpoint(api, 'wh-1')).url, url, 'stored');
   }
   noLookups(t);
 });
@@ -70,7 +70,7 @@ t.test('a host name is saved without being resolved, even one that never resolve
   const api = await buildTestApp(t, { data: webhookData });
   // `.example` and `.invalid` are reserved (RFC 2606): they resolve nowhere.
   for (const url of ['https://hooks.example/x', 'https://no-such-host.invalid/', 'https://internal.corp.example:8443/in']) {
-    const res = await put(api, 'wh-1', { ...valid, Url: url });
+    const res = await api.call('PUT', WH1, { body: { ...valid, Url: url } });
     t.equal(res.statusCode, 200, url);
     t.equal(res.json().Url, url);
   }
@@ -79,8 +79,8 @@ t.test('a host name is saved without being resolved, even one that never resolve
 
 t.test('the order: shape (400), then the endpoint (404), then the address (400)', async (t) => {
   const api = await buildTestApp(t, { data: webhookData });
-  t.equal((await put(api, 'nope', { ...valid, Url: 'http://127.0.0.1/' })).statusCode, 404, 'an unknown endpoint first');
-  const shape = await put(api, 'wh-1', { Url: 'http://127.0.0.1:0/', EventTypes: ['x'] });
+  t.equal((await api.call('PUT', endpoint('nope'), { body: { ...valid, Url: 'http://127.0.0.1/' } })).statusCode, 404, 'an unknown endpoint first');
+  const shape = await api.call('PUT', WH1, { body: { Url: 'http://127.0.0.1:0/', EventTypes: ['x'] } });
   t.equal(shape.json().ResponseStatus.ErrorCode, 'InvalidUrl', 'the port before the address');
   noLookups(t);
 });
@@ -88,12 +88,12 @@ t.test('the order: shape (400), then the endpoint (404), then the address (400)'
 t.test('WEBHOOK_ALLOW_PRIVATE_TARGETS lets private and localhost targets through, not a bad shape', async (t) => {
   const api = await buildTestApp(t, { data: webhookData, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } });
   for (const url of ['http://127.0.0.1:8080/hooks', 'http://localhost/hooks', 'http://[::1]/', 'http://10.0.0.1/', 'https://hooks.example.test/in']) {
-    const res = await put(api, 'wh-1', { ...valid, Url: url });
+    const res = await api.call('PUT', WH1, { body: { ...valid, Url: url } });
     t.equal(res.statusCode, 200, url);
     t.equal(res.json().Url, url);
   }
-  const status = await refused(t, api, { ...valid, Url: 'http://127.0.0.1:0/' }, [['InvalidUrl', 'Url']]);
+  const status = await expectRefused(t, api, 'PUT', WH1, { body: { ...valid, Url: 'http://127.0.0.1:0/' } }, badRequest(['InvalidUrl', 'Url']));
   t.equal(status.Message, "'Url' must have a port from 1 to 65535.");
-  await refused(t, api, { ...valid, Url: 'http://user:pw@127.0.0.1/' }, [['InvalidUrl', 'Url']]);
+  await expectRefused(t, api, 'PUT', WH1, { body: { ...valid, Url: 'http://user:pw@127.0.0.1/' } }, badRequest(['InvalidUrl', 'Url']));
   noLookups(t);
 });

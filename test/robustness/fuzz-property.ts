@@ -8,10 +8,10 @@ import { SUPERADMIN } from '../../src/auth/authenticate.js';
 import { mintToken } from '../../src/auth/token.js';
 import type { OperationInfo } from '../contract-operations.js';
 import { parseJsv } from '../../src/http/jsv.js';
-import { buildDemoData } from '../../src/store/demo-data.js';
+import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
 import { TEST_SECRET, buildTestApp, type TestApp } from '../helper.js';
-import { stateDiff, storeState, type StoreState } from './digest.js';
-import { COMPANY_A, COMPANY_B, requestArbitrary, type AuthKey, type RequestSpec } from './fuzz-requests.js';
+import { stateDiff, storeState, type StoreState } from '../snapshot.js';
+import { requestArbitrary, type AuthKey, type RequestSpec } from './fuzz-requests.js';
 
 /**
  * The fuzz property, shared by test/robustness/fuzz.test.ts (a fixed seed, few runs) and
@@ -57,12 +57,12 @@ export function callerRoles(op: OperationInfo): string[] {
 
 export async function authHeaders(op: OperationInfo): Promise<Record<AuthKey, Record<string, string>>> {
   const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
-  const claims = { company_id: COMPANY_A, roles: callerRoles(op) };
+  const claims = { company_id: DEMO_COMPANY_A, roles: callerRoles(op) };
   return {
-    caller: bearer(await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: callerRoles(op) })),
-    callerB: bearer(await mintToken(TEST_SECRET, { companyId: COMPANY_B, roles: callerRoles(op) })),
-    superadmin: bearer(await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [SUPERADMIN] })),
-    noRole: bearer(await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [] })),
+    caller: bearer(await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_A, roles: callerRoles(op) })),
+    callerB: bearer(await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_B, roles: callerRoles(op) })),
+    superadmin: bearer(await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_A, roles: [SUPERADMIN] })),
+    noRole: bearer(await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_A, roles: [] })),
     none: {},
     expired: bearer(await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(secret)),
     otherSecret: bearer(await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-of-enough-length'))),

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { contract, deref, type OperationInfo } from '../contract-operations.js';
 import { toCsv } from '../../src/http/csv.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
+import { UNKNOWN_COMPANY } from '../fixtures.js';
 import {
   extraKey,
   hugeString,
@@ -41,10 +42,6 @@ export interface RequestSpec {
   headers: Record<string, string>;
   payload?: string | Buffer;
 }
-
-export const COMPANY_A = DEMO_COMPANY_A;
-export const COMPANY_B = DEMO_COMPANY_B;
-export const UNKNOWN_COMPANY = '00000000-0000-4000-8000-0000000000ff';
 
 // ---- the contract's parameters ----
 
@@ -109,9 +106,9 @@ function fieldLists(op: OperationInfo): string[] {
 
 /** The companies a caller may name: its own (any case, or blank for "mine"), or any for superadmin. */
 function companiesFor(auth: AuthKey): unknown[] {
-  if (auth === 'callerB') return [COMPANY_B, COMPANY_B.toUpperCase(), ''];
-  if (auth === 'superadmin') return [COMPANY_A, COMPANY_B, UNKNOWN_COMPANY, ''];
-  return [COMPANY_A, COMPANY_A.toUpperCase(), ''];
+  if (auth === 'callerB') return [DEMO_COMPANY_B, DEMO_COMPANY_B.toUpperCase(), ''];
+  if (auth === 'superadmin') return [DEMO_COMPANY_A, DEMO_COMPANY_B, UNKNOWN_COMPANY, ''];
+  return [DEMO_COMPANY_A, DEMO_COMPANY_A.toUpperCase(), ''];
 }
 
 /** The real values of the demo data for a field of `op`, located `in` the path, query or body. */
@@ -362,7 +359,7 @@ function parameterMutations(op: OperationInfo): Mutation[] {
     );
     // The same key twice, with the same or different values.
     out.push((p) =>
-      fc.tuple(fc.constantFrom(...query.map((q) => q.name)), fc.oneof(fc.constantFrom('1', '0', 'true', COMPANY_A, COMPANY_B, 'csv', 'Id'), nastyText)).map(([name, other]) => {
+      fc.tuple(fc.constantFrom(...query.map((q) => q.name)), fc.oneof(fc.constantFrom('1', '0', 'true', DEMO_COMPANY_A, DEMO_COMPANY_B, 'csv', 'Id'), nastyText)).map(([name, other]) => {
         const existing = p.query.find(([k]) => k === name)?.[1] ?? other;
         return { ...p, kind: `query-duplicate ${name}`, query: [...p.query, [name, existing], [name, other]] as Array<[string, string]> };
       }),

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { TABLE_NAMES } from '../../src/store/schema.js';
-import { bearer, buildTestApp, SUPERADMIN } from '../helper.js';
+import { buildTestApp, SUPERADMIN, type CallOptions, type Method } from '../helper.js';
 import { rowCounts } from '../store/store-helper.js';
 
 // SQL injection through every kind of input: query parameters that shape SQL (OrderBy,
@@ -26,13 +26,13 @@ const PAYLOADS = [
 const q = encodeURIComponent;
 
 t.test('SQL-injection payloads answer 400 or a normal answer, change nothing unasked, and are stored verbatim', async (t) => {
-  const api = await buildTestApp(t, { data: buildDemoData() });
-  const headers = await bearer(DEMO_COMPANY_A);
-  const admin = await bearer(DEMO_COMPANY_A, [SUPERADMIN]);
+  const api = await buildTestApp(t, { data: buildDemoData(), company: DEMO_COMPANY_A });
+  const admin = { as: [SUPERADMIN] };
   const before = await rowCounts(api.store);
   const statuses = new Map<string, number>();
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, who = headers) => {
-    const res = await api.inject({ method, url, headers: who, ...(payload ? { payload } : {}) });
+  /** api.call as company A's write administrator (or `who`), counting the statuses and failing on a 5xx. */
+  const call = async (method: Method, url: string, body?: object, who: CallOptions = {}) => {
+    const res = await api.call(method, url, { ...who, body });
     statuses.set(`${res.statusCode}`, (statuses.get(`${res.statusCode}`) ?? 0) + 1);
     if (res.statusCode >= 500) t.fail(`${method} ${url} → ${res.statusCode}: ${res.body}`);
     return res;
@@ -96,11 +96,8 @@ t.test('SQL-injection payloads answer 400 or a normal answer, change nothing una
 
   // A superadmin's body CompanyId and a CSV body carry the payload the same way.
   t.equal((await call('POST', '/resourcetypes', { CompanyId: PAYLOADS[0], Name: 'x' }, admin)).statusCode, 400);
-  const csv = await api.inject({
-    method: 'POST',
-    url: '/resourcetypes',
-    headers: { ...headers, 'content-type': 'text/csv' },
-    payload: `Name,Description\r\n"${PAYLOADS[0]}","a ""quoted"" ${PAYLOADS[5].replace(/"/g, '""')}"\r\n`,
+  const csv = await api.call('POST', '/resourcetypes', {
+    csv: `Name,Description\r\n"${PAYLOADS[0]}","a ""quoted"" ${PAYLOADS[5].replace(/"/g, '""')}"\r\n`,
   });
   t.equal(csv.statusCode, 200);
   created.types++;

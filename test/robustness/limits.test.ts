@@ -2,8 +2,7 @@ import net from 'node:net';
 import t from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
-import { bearer, buildTestApp, TEST_SECRET, token, WRITE } from '../helper.js';
-import { rowCounts } from '../store/store-helper.js';
+import { buildTestApp, expectRefusal, snapshot, TEST_SECRET, token, WRITE } from '../helper.js';
 import { startServer, tempDatabase } from './server-process.js';
 
 // Abuse limits, each set by configuration (src/config.ts) and answered in the API's error
@@ -11,100 +10,87 @@ import { startServer, tempDatabase } from './server-process.js';
 // also proven to be a `default` ErrorResponse.
 
 const data = buildDemoData();
-const status = (body: string) => JSON.parse(body).ResponseStatus;
 
 t.test('BODY_LIMIT: a larger body is 413 PayloadTooLarge and changes nothing', async (t) => {
-  const api = await buildTestApp(t, { data, config: { BODY_LIMIT: 1024 } });
-  const headers = await bearer(DEMO_COMPANY_A);
-  const before = await rowCounts(api.store);
-  for (const [type, payload] of [
+  const api = await buildTestApp(t, { data, config: { BODY_LIMIT: 1024 }, company: DEMO_COMPANY_A });
+  const unchanged = await snapshot(api.store);
+  for (const [type, body] of [
     ['application/json', JSON.stringify({ Name: 'x'.repeat(2000) })],
     ['text/csv', `Name,Description\r\nBig,${'y'.repeat(2000)}\r\n`],
   ]) {
-    const res = await api.inject({ method: 'POST', url: '/resourcetypes', headers: { ...headers, 'content-type': type }, payload });
-    t.equal(res.statusCode, 413, type);
-    t.match(status(res.body), { ErrorCode: 'PayloadTooLarge', Message: String });
+    const res = await api.call('POST', '/resourcetypes', { body, headers: { 'content-type': type } });
+    expectRefusal(t, res, { status: 413, code: 'PayloadTooLarge', name: type });
   }
-  t.same(await rowCounts(api.store), before);
-  const fits = await api.inject({ method: 'POST', url: '/resourcetypes', headers, payload: { Name: 'n'.repeat(200), Description: 'd'.repeat(600) } });
+  await unchanged.assert(t);
+  const fits = await api.call('POST', '/resourcetypes', { body: { Name: 'n'.repeat(200), Description: 'd'.repeat(600) } });
   t.equal(fits.statusCode, 200, 'a body under the limit is served');
 });
 
 t.test('RATE_LIMIT_MAX=3: the 4th request of a client is 429 TooManyRequests with Retry-After', async (t) => {
-  const api = await buildTestApp(t, { data, config: { RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_MS: 60000 } });
-  for (let i = 1; i <= 3; i++) t.equal((await api.inject({ method: 'GET', url: '/categories' })).statusCode, 200, `request ${i}`);
-  const refused = await api.inject({ method: 'GET', url: '/categories' });
-  t.equal(refused.statusCode, 429);
-  t.match(status(refused.body), { ErrorCode: 'TooManyRequests', Message: /retry in/, Errors: [] });
+  const api = await buildTestApp(t, { data, config: { RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_MS: 60000 }, company: DEMO_COMPANY_A });
+  for (let i = 1; i <= 3; i++) t.equal((await api.call('GET', '/categories', { as: null })).statusCode, 200, `request ${i}`);
+  const refused = await api.call('GET', '/categories', { as: null });
+  t.match(expectRefusal(t, refused, { status: 429, code: 'TooManyRequests', message: /retry in/ }), { Errors: [] });
   t.match(refused.headers['retry-after'], /^[1-9]\d*$/, 'Retry-After in whole seconds');
   t.ok(Number(refused.headers['retry-after']) <= 60);
   // Counted before authentication: a token does not buy more requests, nor does another operation.
-  const other = await api.inject({ method: 'GET', url: '/billing/methods', headers: await bearer(DEMO_COMPANY_A) });
-  t.equal(other.statusCode, 429);
-  t.equal(status(other.body).ErrorCode, 'TooManyRequests');
+  expectRefusal(t, await api.call('GET', '/billing/methods'), { status: 429, code: 'TooManyRequests' });
 });
 
 t.test('REBATE_LOOKUP_RATE_LIMIT_MAX=2: a caller\'s 3rd lookup is 429; other callers and operations are not affected', async (t) => {
   const api = await buildTestApp(t, { data, config: { RATE_LIMIT_MAX: 0, REBATE_LOOKUP_RATE_LIMIT_MAX: 2 } });
-  const lookup = (headers: Record<string, string>, sign = 'MASSAGE100') =>
-    api.inject({
-      method: 'GET',
-      url: `/rebatecodes/getbysign?CompanyId=${DEMO_COMPANY_A}&RebateCodeSign=${sign}&ServiceId=102&IncludeConnectedServices=false`,
-      headers,
-    });
-  const first = await bearer(DEMO_COMPANY_A);
-  t.equal((await lookup(first)).statusCode, 200);
-  t.equal((await lookup(first, 'NO-SUCH-CODE')).statusCode, 404, 'a miss counts too (that is what guessing produces)');
-  const third = await lookup(first);
-  t.equal(third.statusCode, 429);
-  t.equal(status(third.body).ErrorCode, 'TooManyRequests');
+  const lookup = (sign = 'MASSAGE100') =>
+    `/rebatecodes/getbysign?CompanyId=${DEMO_COMPANY_A}&RebateCodeSign=${sign}&ServiceId=102&IncludeConnectedServices=false`;
+  const first = await token(DEMO_COMPANY_A);
+  t.equal((await api.call('GET', lookup(), { as: first })).statusCode, 200);
+  t.equal((await api.call('GET', lookup('NO-SUCH-CODE'), { as: first })).statusCode, 404, 'a miss counts too (that is what guessing produces)');
+  const third = await api.call('GET', lookup(), { as: first });
+  expectRefusal(t, third, { status: 429, code: 'TooManyRequests' });
   t.match(third.headers['retry-after'], /^[1-9]\d*$/);
 
-  t.equal((await lookup(await bearer(DEMO_COMPANY_B))).statusCode, 200, 'another company\'s caller still gets through');
-  const colleague = `Bearer ${await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_A, roles: [WRITE], sub: 'colleague' })}`;
-  t.equal((await lookup({ authorization: colleague })).statusCode, 200, 'another user of the same company too');
-  const other = await api.inject({ method: 'GET', url: '/billing/methods?CountryId=SE', headers: first });
+  t.equal((await api.call('GET', lookup(), { company: DEMO_COMPANY_B })).statusCode, 200, 'another company\'s caller still gets through');
+  const colleague = await mintToken(TEST_SECRET, { companyId: DEMO_COMPANY_A, roles: [WRITE], sub: 'colleague' });
+  t.equal((await api.call('GET', lookup(), { as: colleague })).statusCode, 200, 'another user of the same company too');
+  const other = await api.call('GET', '/billing/methods?CountryId=SE', { as: first });
   t.equal(other.statusCode, 200, 'the first caller\'s other operations are not limited');
 });
 
 t.test('security headers from helmet', async (t) => {
   const api = await buildTestApp(t, { data });
   for (const url of ['/categories', '/nowhere', '/openapi.json']) {
-    const res = await api.inject({ method: 'GET', url });
+    const res = await api.call('GET', url, { as: null });
     t.equal(res.headers['x-content-type-options'], 'nosniff', url);
     t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', url);
     t.equal(res.headers['referrer-policy'], 'no-referrer', url);
     t.notOk(res.headers['x-powered-by'], `${url}: no x-powered-by`);
   }
-  const docs = await api.inject({ method: 'GET', url: '/docs' });
+  const docs = await api.call('GET', '/docs', { as: null });
   t.equal(docs.statusCode, 200);
   t.match(docs.headers['content-security-policy'], /default-src 'self'/);
   t.match(docs.headers['content-security-policy'], /script-src 'self'/, 'Swagger UI runs only the server\'s own scripts');
 });
 
 t.test('CORS: none by default; CORS_ORIGINS allows exactly the configured origins', async (t) => {
-  const preflight = (api: Awaited<ReturnType<typeof buildTestApp>>, origin: string) =>
-    api.inject({
-      method: 'OPTIONS',
-      url: '/resourcetypes',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
-    });
+  const preflight = (origin: string) => ({
+    as: null,
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+  });
   const closed = await buildTestApp(t, { data });
-  const none = await preflight(closed, 'https://app.example');
+  const none = await closed.call('OPTIONS', '/resourcetypes', preflight('https://app.example'));
   t.notOk(none.headers['access-control-allow-origin'], 'no CORS headers by default');
-  const simple = await closed.inject({ method: 'GET', url: '/categories', headers: { origin: 'https://app.example' } });
+  const simple = await closed.call('GET', '/categories', { as: null, headers: { origin: 'https://app.example' } });
   t.equal(simple.statusCode, 200);
   t.notOk(simple.headers['access-control-allow-origin']);
 
   const open = await buildTestApp(t, { data, config: { CORS_ORIGINS: 'https://app.example' } });
-  const allowed = await preflight(open, 'https://app.example');
+  const allowed = await open.call('OPTIONS', '/resourcetypes', preflight('https://app.example'));
   t.equal(allowed.statusCode, 204);
   t.equal(allowed.headers['access-control-allow-origin'], 'https://app.example');
   t.match(allowed.headers['access-control-allow-methods'], /POST/);
   t.match(allowed.headers['access-control-allow-headers'], /Authorization/);
-  const foreign = await preflight(open, 'https://evil.example');
+  const foreign = await open.call('OPTIONS', '/resourcetypes', preflight('https://evil.example'));
   t.notOk(foreign.headers['access-control-allow-origin'], 'another origin is not allowed');
-  const read = await open.inject({ method: 'GET', url: '/categories', headers: { origin: 'https://app.example' } });
+  const read = await open.call('GET', '/categories', { as: null, headers: { origin: 'https://app.example' } });
   t.equal(read.headers['access-control-allow-origin'], 'https://app.example');
   t.match(read.headers['access-control-expose-headers'], /Retry-After/);
 });

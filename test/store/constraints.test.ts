@@ -1,7 +1,8 @@
 import t from 'tap';
 import type { Store } from '../../src/store/db.js';
 import { rebateCodeSignKey } from '../../src/store/sign-key.js';
-import { A, B, memoryStore } from './store-helper.js';
+import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
+import { memoryStore } from './store-helper.js';
 
 const now = '2026-11-21T14:00:00.000Z';
 

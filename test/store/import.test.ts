@@ -1,6 +1,8 @@
 import t from 'tap';
 import { ImportError, formatIssue, importData } from '../../src/store/import.js';
-import { A, B, memoryStore, rowCounts } from './store-helper.js';
+import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
+import { snapshot } from '../snapshot.js';
+import { memoryStore, rowCounts } from './store-helper.js';
 
 // product-decisions §5: the import data file.
 
@@ -119,7 +121,7 @@ function badFile() {
 
 t.test('a bad file is refused with every problem named, and nothing is written', async (t) => {
   const store = await memoryStore(t);
-  const before = await rowCounts(store);
+  const unchanged = await snapshot(store);
   const err = await importData(store, badFile()).then(
     () => undefined,
     (e: unknown) => e,
@@ -146,7 +148,7 @@ t.test('a bad file is refused with every problem named, and nothing is written',
   ];
   for (const line of expected) t.ok(lines.some((l) => l.startsWith(line)), line);
   t.match((err as Error).message, /RebateCodes\[4\]\.ValidTo: 'Valid To' is not a valid date-time\./);
-  t.same(await rowCounts(store), before, 'no table changed');
+  await unchanged.assert(t, 'no table changed');
 });
 
 t.test('item rules and references are checked once the fields are valid', async (t) => {
@@ -212,7 +214,7 @@ t.test('bodies are counted in characters; null is absent; dates, guids and event
 t.test('rows already stored cannot be imported again', async (t) => {
   const store = await memoryStore(t);
   await importData(store, goodFile(), { now: NOW });
-  const before = await rowCounts(store);
+  const unchanged = await snapshot(store);
   const err = (await importData(store, {
     Services: [{ CompanyId: A, Id: 10, Name: 'again' }],
     RebateCodes: [{ CompanyId: A, RebateCodeSign: 'gift500', RebateCodeTypeId: 1, RebateCodeValue: 1, ValidFrom: '2026-01-01T00:00:00Z', ValidTo: '2027-01-01T00:00:00Z' }],
@@ -223,7 +225,7 @@ t.test('rows already stored cannot be imported again', async (t) => {
     'RebateCodes[0].RebateCodeSign: is already used by a stored rebate code of this company (signs are unique regardless of case)',
     'WebhookEndpoints[0].Id: is already used by a stored webhook endpoint of this company',
   ]);
-  t.same(await rowCounts(store), before);
+  await unchanged.assert(t);
 });
 
 t.test('a file that is not an object, or a collection that is not an array, is refused', async (t) => {

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import t from 'tap';
 import { mcpUsageRepository } from '../../src/store/repositories/mcp-usage.js';
 import type { Store } from '../../src/store/db.js';
-import { A, B, memoryStore } from './store-helper.js';
+import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
+import { memoryStore } from './store-helper.js';
 
 // The daily roll-up of MCP usage (migration 0003) must always equal the usage rows it
 // summarizes, whatever writes them, and a window summed through it must equal the plain

@@ -5,7 +5,8 @@ import t from 'tap';
 import { StoreConfigError, StoreVersionError, isEmpty, openStore, parseDatabaseUrl } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { TABLE_NAMES } from '../../src/store/schema.js';
-import { A, memoryStore } from './store-helper.js';
+import { COMPANY_A as A } from '../fixtures.js';
+import { memoryStore } from './store-helper.js';
 
 async function objects(store: Awaited<ReturnType<typeof openStore>>, type: 'table' | 'index') {
   const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = ${type} order by name`.execute(store.db);

@@ -10,7 +10,7 @@ export async function memoryStore(t: Test): Promise<Store> {
   return store;
 }
 
-/** Row count of every table, to prove that a refused import wrote nothing. */
+/** Row count of every table (to prove a refused write left nothing, compare a snapshot of ../snapshot.ts). */
 export async function rowCounts(store: Store): Promise<Record<TableName, number>> {
   const counts = {} as Record<TableName, number>;
   for (const table of TABLE_NAMES) {
@@ -19,6 +19,3 @@ export async function rowCounts(store: Store): Promise<Record<TableName, number>
   }
   return counts;
 }
-
-export const A = '11111111-1111-4111-8111-11111111111a';
-export const B = '22222222-2222-4222-8222-22222222222b';

@@ -1,13 +1,19 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Store } from '../../src/store/db.js';
-import { TABLE_NAMES, type TableName } from '../../src/store/schema.js';
+import type { Test } from 'tap';
+import type { Store } from '../src/store/db.js';
+import { TABLE_NAMES, type TableName } from '../src/store/schema.js';
 
 /**
- * A digest of every table of the store: `select * from <t> order by 1, 2, …, n` for each
+ * "A refused request changes nothing", for the whole store:
+ *
+ *   const unchanged = await snapshot(api.store);
+ *   … refused requests …
+ *   await unchanged.assert(t, 'refusals changed nothing');
+ *
+ * It compares a digest of every table: `select * from <t> order by 1, 2, …, n` for each
  * table of TABLE_NAMES, hashed. Two equal digests mean no row of any table was added,
- * removed or changed. The robustness tests take it around refused requests ("a refused
- * request changes nothing").
+ * removed or changed; when they differ, the message lists the rows that did.
  *
  * The column count of each table is read once per store (introspection is the slow part);
  * ordering by every column position makes the row order total, so the digest does not
@@ -54,10 +60,6 @@ export async function storeState(store: Store): Promise<StoreState> {
   return { digest: hash.digest('hex'), tables };
 }
 
-export async function storeDigest(store: Store): Promise<string> {
-  return (await storeState(store)).digest;
-}
-
 /** The rows that differ between two states, per table (for a readable failure message). */
 export function stateDiff(before: StoreState, after: StoreState): string {
   const lines: string[] = [];
@@ -70,4 +72,23 @@ export function stateDiff(before: StoreState, after: StoreState): string {
     lines.push(`${table}:`, ...removed.map((r) => `  - ${r.slice(0, 500)}`), ...added.map((r) => `  + ${r.slice(0, 500)}`));
   }
   return lines.join('\n');
+}
+
+export interface Snapshot {
+  /** the store as it was when the snapshot was taken */
+  readonly state: StoreState;
+  /** Asserts that the store is still as it was, listing the rows that changed if not. */
+  assert(t: Pick<Test, 'equal'>, message?: string): Promise<void>;
+}
+
+export async function snapshot(store: Store): Promise<Snapshot> {
+  const state = await storeState(store);
+  return {
+    state,
+    async assert(t, message = 'nothing changed') {
+      const now = await storeState(store);
+      const diff = now.digest === state.digest ? '' : `\n${stateDiff(state, now)}`;
+      t.equal(now.digest, state.digest, `${message}${diff}`);
+    },
+  };
 }
