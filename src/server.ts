@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { loadDemoData } from './store/demo-data.js';
+import { loadDemoDataIntoEmptyStore } from './store/demo-data.js';
 import { isEmpty, openStore } from './store/db.js';
 
 /** The only file that listens: configuration, store, demo data, start, graceful stop. */
@@ -10,8 +10,7 @@ async function main(config: Config) {
   const app = await buildApp(config, { store });
   app.addHook('onClose', async () => store.close());
 
-  if (config.DEMO_DATA && (await isEmpty(store))) {
-    await loadDemoData(store);
+  if (config.DEMO_DATA && (await isEmpty(store)) && (await loadDemoDataIntoEmptyStore(store))) {
     app.log.info('loaded the demo data set into the empty store');
   }
 

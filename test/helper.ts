@@ -8,6 +8,7 @@ import { contract, deref } from './contract-operations.js';
 import { COMPANY_A } from './fixtures.js';
 import { addServerFormats } from '../src/http/formats.js';
 import { openStore, type Store } from '../src/store/db.js';
+import { freshDatabase } from './test-store.js';
 import { importData } from '../src/store/import.js';
 import { TEST_SECRET, WRITE, callRequest, type CallOptions, type Caller, type Method } from './requests.js';
 
@@ -106,7 +107,7 @@ export interface TestApp {
 }
 
 /**
- * Builds the app on a fresh in-memory store, optionally loaded with a data file
+ * Builds the app on a fresh store of the engine under test (test-store.ts), optionally loaded with a data file
  * (product-decisions §5), and closes both when the test ends. `as` and `company` are the
  * default caller of `call`: the write role of company A unless given.
  */
@@ -114,13 +115,15 @@ export async function buildTestApp(
   t: { teardown(fn: () => unknown): void },
   options: { data?: unknown; config?: Partial<Record<keyof Config, unknown>>; as?: Caller; company?: string } = {},
 ): Promise<TestApp> {
-  const config = testConfig(options.config);
+  const database = await freshDatabase();
+  const config = testConfig({ DATABASE_URL: database.url, ...options.config });
   const store = await openStore(config.DATABASE_URL);
   if (options.data) await importData(store, options.data);
   const app = await buildApp(config, { store });
   t.teardown(async () => {
     await app.close();
     await store.close();
+    await database.drop();
   });
   const defaults = { as: options.as === undefined ? [WRITE] : options.as, company: options.company ?? COMPANY_A };
   const inject = async (injectOptions: InjectOptions) => {

@@ -37,3 +37,8 @@ export const demoData = buildDemoData();
 export async function loadDemoData(store: Store, now: Date = new Date()): Promise<ImportSummary> {
   return importData(store, buildDemoData(now), { now });
 }
+
+/** Imports the demo data set when the store holds no company; undefined when it already did. */
+export function loadDemoDataIntoEmptyStore(store: Store, now: Date = new Date()): Promise<ImportSummary | undefined> {
+  return importData(store, buildDemoData(now), { now, onlyIntoEmptyStore: true });
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Store } from './db.js';
+import { isEmpty, type Store } from './db.js';
 import type { AnyCollection, Collection, FileItems, WriteContext } from './import/collection.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './import/collections/index.js';
 import { formatIssue, itemIssue, type ImportIssue } from './import/issues.js';
@@ -38,6 +38,11 @@ export type ImportSummary = Record<CollectionName, number>;
 export interface ImportOptions {
   /** The time used for defaulted timestamps (default: now). */
   now?: Date;
+  /**
+   * Write only into a store that holds no company yet, and answer undefined otherwise:
+   * several processes starting on one empty database load the file once between them.
+   */
+  onlyIntoEmptyStore?: boolean;
 }
 
 /** The file's valid items, by collection. */
@@ -46,7 +51,9 @@ const itemsOf = (valid: ValidItem[]): FileItems => ({
     valid.filter((at) => at.collection === (collection as AnyCollection)).map((at) => at.item as T),
 });
 
-export async function importData(store: Store, data: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importData(store: Store, data: unknown, options: ImportOptions & { onlyIntoEmptyStore: true }): Promise<ImportSummary | undefined>;
+export async function importData(store: Store, data: unknown, options?: ImportOptions): Promise<ImportSummary>;
+export async function importData(store: Store, data: unknown, options: ImportOptions = {}): Promise<ImportSummary | undefined> {
   const { valid, issues } = await validate(store.db, data);
   if (issues.length > 0) throw new ImportError(issues);
 
@@ -56,7 +63,8 @@ export async function importData(store: Store, data: unknown, options: ImportOpt
   };
   const file = itemsOf(valid);
   const summary = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, 0])) as ImportSummary;
-  await store.db.transaction().execute(async (trx) => {
+  const write = async (trx: Kysely<Database>) => {
+    if (options.onlyIntoEmptyStore && !(await isEmpty({ db: trx }))) return undefined;
     for (const name of COLLECTION_NAMES) {
       const collection: AnyCollection = COLLECTIONS[name];
       const items = file.of(collection);
@@ -64,8 +72,10 @@ export async function importData(store: Store, data: unknown, options: ImportOpt
       await collection.write(trx, items, ctx);
       summary[name] = items.length;
     }
-  });
-  return summary;
+    await store.syncIds(trx);
+    return summary;
+  };
+  return options.onlyIntoEmptyStore ? store.exclusive(write) : store.db.transaction().execute(write);
 }
 
 async function validate(db: Kysely<Database>, data: unknown): Promise<{ valid: ValidItem[]; issues: ImportIssue[] }> {

@@ -89,7 +89,7 @@ t.test('DATABASE_URL forms', async (t) => {
   t.same(parseDatabaseUrl('file:/abs/x.sqlite'), { kind: 'file', path: '/abs/x.sqlite' });
   t.same(parseDatabaseUrl('file:///abs/x.sqlite'), { kind: 'file', path: '/abs/x.sqlite' });
   t.same(parseDatabaseUrl('file:./data/x.sqlite'), { kind: 'file', path: join(process.cwd(), 'data/x.sqlite') });
-  t.throws(() => parseDatabaseUrl('postgres://u:p@localhost/db'), StoreConfigError);
-  await t.rejects(openStore('postgresql://localhost/db'), { message: /PostgreSQL engine is not yet available/ });
+  t.same(parseDatabaseUrl('postgres://u:p@localhost/db'), { kind: 'postgres', url: 'postgres://u:p@localhost/db' });
+  t.same(parseDatabaseUrl('postgresql://localhost/db'), { kind: 'postgres', url: 'postgresql://localhost/db' });
   t.throws(() => parseDatabaseUrl('mysql://localhost/db'), StoreConfigError);
 });

@@ -1,14 +1,11 @@
 import { sql } from 'kysely';
 import type { Test } from 'tap';
-import { openStore, type Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/db.js';
+import { testStore } from '../test-store.js';
 import { TABLE_NAMES, type TableName } from '../../src/store/schema.js';
 
-/** A migrated in-memory store, closed when the test ends. */
-export async function memoryStore(t: Test): Promise<Store> {
-  const store = await openStore('file::memory:');
-  t.teardown(() => store.close());
-  return store;
-}
+/** A fresh migrated store of the engine under test (../test-store.ts), closed when the test ends. */
+export const memoryStore = (t: Test): Promise<Store> => testStore(t);
 
 /** Row count of every table (to prove a refused write left nothing, compare a snapshot of ../snapshot.ts). */
 export async function rowCounts(store: Store): Promise<Record<TableName, number>> {
