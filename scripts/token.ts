@@ -1,5 +1,7 @@
 // `npm run token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]`
-// Prints one bearer token, signed for the configured server, and nothing else on stdout.
+// Prints one bearer token, signed for the configured server, and nothing else on stdout:
+// with AUTH_JWT_SECRET when set (required on PostgreSQL), else the secret kept beside the
+// SQLite database (src/auth/secret.ts).
 import { parseArgs } from 'node:util';
 import { resolveJwtSecret } from '../src/auth/secret.js';
 import { mintToken } from '../src/auth/token.js';
@@ -40,8 +42,11 @@ try {
   });
   process.stdout.write(`${token}\n`);
 } catch (err) {
-  if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-    fail((err as Error).message);
+  // A configuration the server would refuse (e.g. no AUTH_JWT_SECRET on PostgreSQL) is not a usage error.
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
   }
+  if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail((err as Error).message);
   throw err;
 }

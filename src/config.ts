@@ -26,6 +26,7 @@ export interface Config {
   REBATE_LOOKUP_RATE_LIMIT_MAX: number;
   CORS_ORIGINS: string;
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  REDIS_URL?: string;
 }
 
 const schema = {
@@ -60,6 +61,8 @@ const schema = {
     REBATE_LOOKUP_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
     CORS_ORIGINS: { type: 'string', default: '' },
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
+    // Where the rate-limit counters are shared by every node; unset, each node counts alone.
+    REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
   },
 } as const;
 

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './store/demo-data.js';
 import { isEmpty, openStore } from './store/db.js';
@@ -31,6 +32,8 @@ async function main(config: Config) {
 let config: Config;
 try {
   config = loadConfig();
+  // Said before the store is opened: a node that could not verify tokens has no reason to migrate.
+  requireVerificationKey(config);
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);

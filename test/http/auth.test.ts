@@ -1,5 +1,11 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import t from 'tap';
+import { buildApp } from '../../src/app.js';
+import { requireVerificationKey, resolveJwtSecret } from '../../src/auth/secret.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/db.js';
 import { COMPANY_A, COMPANY_B, baseData } from '../fixtures.js';
 import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, expectRefusal, token } from '../helper.js';
 
@@ -188,4 +194,49 @@ t.test('GetRebateCodeBySign may name any company', async (t) => {
   const res = await api.call('GET', url, { as: [] });
   t.not(res.statusCode, 401);
   t.not(res.statusCode, 403);
+});
+
+// ---- where the HS256 secret comes from (product-decisions §1, AUTH_JWT_SECRET) ----
+
+const POSTGRES = 'postgres://booking@127.0.0.1:5432/booking';
+
+/** The error `work` throws, or undefined. */
+function thrownBy(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+t.test('on PostgreSQL AUTH_JWT_SECRET or AUTH_JWKS_URL is required: no secret is generated', async (t) => {
+  const bare = loadConfig({ DATABASE_URL: POSTGRES, LOG_LEVEL: 'silent' }, {});
+  for (const err of [thrownBy(() => requireVerificationKey(bare)), thrownBy(() => resolveJwtSecret(bare))]) {
+    t.ok(err instanceof ConfigError, 'a ConfigError');
+    t.match((err as Error).message, /AUTH_JWT_SECRET.*AUTH_JWKS_URL.*PostgreSQL/);
+  }
+  // The app cannot be built without a way to verify tokens (an in-memory store stands in for the database).
+  const store = await openStore('file::memory:');
+  t.teardown(() => store.close());
+  await t.rejects(buildApp(bare, { store }), { message: /AUTH_JWT_SECRET/ });
+
+  const secret = 'a-secret-shared-by-every-node';
+  t.equal(resolveJwtSecret(loadConfig({ DATABASE_URL: POSTGRES, AUTH_JWT_SECRET: secret }, {})), secret, 'the configured secret');
+  t.equal(thrownBy(() => requireVerificationKey(loadConfig({ DATABASE_URL: POSTGRES, AUTH_JWKS_URL: 'https://id.example/jwks' }, {}))), undefined, 'or an identity provider');
+});
+
+t.test('on SQLite an unset secret is generated once, kept beside the database file (0600); in memory, one per process', async (t) => {
+  const dir = t.testdir();
+  const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'nested', 'booking.sqlite')}` }, {});
+  const secret = resolveJwtSecret(config);
+  t.ok(secret.length >= 32);
+  const file = join(dir, 'nested', '.jwt-secret');
+  t.equal(readFileSync(file, 'utf8').trim(), secret);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'readable by its owner only');
+  t.equal(resolveJwtSecret(config), secret, 'the same secret next time');
+  t.equal(requireVerificationKey(config), undefined, 'not required on SQLite');
+  const memory = loadConfig({ DATABASE_URL: 'file::memory:' }, {});
+  t.equal(resolveJwtSecret(memory), resolveJwtSecret(memory));
+  t.equal(resolveJwtSecret(loadConfig({ DATABASE_URL: `file:${join(dir, 'b.sqlite')}`, AUTH_JWT_SECRET: TEST_SECRET }, {})), TEST_SECRET, 'a configured secret wins');
 });

@@ -142,3 +142,87 @@ t.test('REQUEST_TIMEOUT_MS on a real socket: a stalled or trickled body is cut o
   const ok = await fetch(`${server.url}/categories`);
   t.equal(ok.status, 200, 'the server serves others meanwhile and after');
 });
+
+// ---- rate limits counted in Redis (REDIS_URL); src/plugins/protection.ts ----
+
+const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+const LOOKUP = `/rebatecodes/getbysign?CompanyId=${DEMO_COMPANY_A}&RebateCodeSign=MASSAGE100&ServiceId=102&IncludeConnectedServices=false`;
+
+/** Two apps, as two nodes behind one load balancer, with the same limits and REDIS_URL. */
+async function twoNodes(t: Parameters<typeof buildTestApp>[0], config: Record<string, unknown>) {
+  const limits = { RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_MS: 60000, REBATE_LOOKUP_RATE_LIMIT_MAX: 2, ...config };
+  const nodes = [await buildTestApp(t, { data, config: limits, company: DEMO_COMPANY_A }), await buildTestApp(t, { data, config: limits, company: DEMO_COMPANY_A })];
+  /** The statuses of `count` requests to `url` on node `i`, one after another. */
+  return async (i: number, count: number, url = '/categories?Take=1') => {
+    const statuses: number[] = [];
+    for (let n = 0; n < count; n++) statuses.push((await nodes[i].call('GET', url, { as: url === LOOKUP ? undefined : null })).statusCode);
+    return statuses;
+  };
+}
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A TCP relay to `target` that the test can cut, as a Redis that goes away would be. */
+async function cuttableRelay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => socket.destroy());
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  // This test's own counters: other tests may share the Redis.
+  url.searchParams.set('keyPrefix', `booking-test-${process.pid}-${Date.now()}:`);
+  return {
+    url: url.toString(),
+    cut: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+t.test('a REDIS_URL that does not answer: every request is served, and each node still counts alone', async (t) => {
+  const statuses = await twoNodes(t, { REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+  t.same(await statuses(0, 5), [200, 200, 200, 200, 429], 'node 1 allows RATE_LIMIT_MAX, then 429');
+  t.same(await statuses(1, 5), [200, 200, 200, 200, 429], 'node 2 counts its own');
+  t.same(await statuses(0, 3, LOOKUP), [200, 200, 429], 'the strict lookup limit too');
+});
+
+t.test(
+  TEST_REDIS_URL
+    ? 'REDIS_URL: two nodes count together; when Redis goes away, each counts alone without failing a request'
+    : 'no REDIS_URL: each node counts alone',
+  async (t) => {
+    if (!TEST_REDIS_URL) {
+      const statuses = await twoNodes(t, {});
+      t.same([...(await statuses(0, 3)), ...(await statuses(1, 3))], [200, 200, 200, 200, 200, 200], '6 requests over 2 nodes allowing 4 each');
+      t.same([...(await statuses(0, 2, LOOKUP)), ...(await statuses(1, 2, LOOKUP))], [200, 200, 200, 200]);
+      return;
+    }
+    const relay = await cuttableRelay(new URL(TEST_REDIS_URL));
+    t.teardown(relay.cut);
+    const statuses = await twoNodes(t, { REDIS_URL: relay.url });
+    t.same([...(await statuses(0, 2)), ...(await statuses(1, 2))], [200, 200, 200, 200], 'RATE_LIMIT_MAX=4 between both');
+    t.same([...(await statuses(0, 1)), ...(await statuses(1, 1))], [429, 429], 'the 5th and 6th are refused on either node');
+    t.same([...(await statuses(1, 1, LOOKUP)), ...(await statuses(0, 2, LOOKUP))], [200, 200, 429], 'the lookup limit too');
+
+    relay.cut();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.same(await statuses(0, 5), [200, 200, 200, 200, 429], 'Redis away: node 1 counts alone, from zero');
+    t.same(await statuses(1, 5), [200, 200, 200, 200, 429], 'and so does node 2');
+  },
+);
