@@ -54,17 +54,18 @@ const itemsOf = (valid: ValidItem[]): FileItems => ({
 export async function importData(store: Store, data: unknown, options: ImportOptions & { onlyIntoEmptyStore: true }): Promise<ImportSummary | undefined>;
 export async function importData(store: Store, data: unknown, options?: ImportOptions): Promise<ImportSummary>;
 export async function importData(store: Store, data: unknown, options: ImportOptions = {}): Promise<ImportSummary | undefined> {
-  const { valid, issues } = await validate(store.db, data);
-  if (issues.length > 0) throw new ImportError(issues);
-
   const ctx: WriteContext = {
     now: (options.now ?? new Date()).toISOString(),
     newWebhookSecret: () => `whsec_${randomBytes(32).toString('base64url')}`,
   };
-  const file = itemsOf(valid);
-  const summary = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, 0])) as ImportSummary;
-  const write = async (trx: Kysely<Database>) => {
+  // The file is checked against the stored rows inside the transaction that writes it, so
+  // what it was checked against is what it is written into, whoever else writes meanwhile.
+  const checkAndWrite = async (trx: Kysely<Database>) => {
     if (options.onlyIntoEmptyStore && !(await isEmpty({ db: trx }))) return undefined;
+    const { valid, issues } = await validate(trx, data);
+    if (issues.length > 0) throw new ImportError(issues);
+    const file = itemsOf(valid);
+    const summary = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, 0])) as ImportSummary;
     for (const name of COLLECTION_NAMES) {
       const collection: AnyCollection = COLLECTIONS[name];
       const items = file.of(collection);
@@ -75,7 +76,7 @@ export async function importData(store: Store, data: unknown, options: ImportOpt
     await store.syncIds(trx);
     return summary;
   };
-  return options.onlyIntoEmptyStore ? store.exclusive(write) : store.db.transaction().execute(write);
+  return options.onlyIntoEmptyStore ? store.exclusive(checkAndWrite) : store.db.transaction().execute(checkAndWrite);
 }
 
 async function validate(db: Kysely<Database>, data: unknown): Promise<{ valid: ValidItem[]; issues: ImportIssue[] }> {
