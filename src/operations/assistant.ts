@@ -10,14 +10,12 @@ export const assistantHandlers: HandlersOf<'GetMcpUsage'> = {
    * hold is 404 rather than a zero usage that would look real.
    */
   async GetMcpUsage({ companyId: company, store, config }) {
-    const usage = mcpUsageRepository(store);
-    const found = await usage.companyLimit(company);
-    if (!found) throw notFound('Company not found.');
     const { from, to } = usageWindow(new Date(), config.MCP_WINDOW_DAYS);
-    const used = await usage.tokensUsed(company, from, to);
+    const found = await mcpUsageRepository(store).usage(company, from, to);
+    if (!found) throw notFound('Company not found.');
     return {
       CompanyId: company,
-      ...budget(used, tokenLimit(found.limit, config.MCP_TOKEN_LIMIT)),
+      ...budget(found.used, tokenLimit(found.limit, config.MCP_TOKEN_LIMIT)),
       WindowDays: config.MCP_WINDOW_DAYS,
     };
   },

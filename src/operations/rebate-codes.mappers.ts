@@ -10,7 +10,7 @@ import type { Audience } from '../domain/rebate-code-privacy.js';
 import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } from '../domain/rebate-code-reference.js';
 import type { RebateCodeFacts } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
-import type { RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
+import type { PaymentView, RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
 import { bool, compact } from '../store/rows.js';
 import type { Row } from '../store/schema.js';
 import type { Schemas } from './types.js';
@@ -115,7 +115,7 @@ export const toTransaction = (t: TransactionView) =>
     PriceSign: t.code_price_sign,
   });
 
-const toPayment = (p: Row<'payment_logs'>) =>
+const toPayment = (p: PaymentView) =>
   compact<Schemas['PaymentLogResponse']>({ Id: p.id, Amount: p.amount, AmountCredited: p.amount_credited, CurrencyId: p.currency_id, Comments: p.comments, Created: p.created, Updated: p.updated });
 
 /**

@@ -7,8 +7,8 @@ import { withUniqueSign } from '../domain/rebate-code-sign.js';
 import { insufficientBalance, planTransaction, type TransactionRequest } from '../domain/rebate-code-transactions.js';
 import { validityFailures } from '../domain/rebate-codes.js';
 import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
-import { customersRepository } from '../store/repositories/customers.js';
-import { isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository } from '../store/repositories/rebate-codes.js';
+import { customersRepository, type CustomerRow } from '../store/repositories/customers.js';
+import { isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository, transactionView, type RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
 import { inTransaction } from '../store/transactions.js';
 import { bool } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
@@ -21,47 +21,49 @@ type Purchase = BodyOf<'CreateArticleRebateCode'>;
 /**
  * The buyer as the code's customer, inside the purchase's transaction: a customer named by
  * CustomerId, else the profile with the same e-mail, else a new profile. An existing profile
- * is never changed; details that differ are appended to its comments. Answers the id, or
- * undefined when the request has no Customer.
+ * is never changed; details that differ are appended to its comments. Answers the profile,
+ * or undefined when the request has no Customer.
  */
-async function buyerId(tx: { db: Kysely<Database> }, companyId: string, body: Purchase, now: Date): Promise<string | undefined> {
-  const buyer = body.Customer;
-  if (!buyer) return undefined;
+async function buyer(tx: { db: Kysely<Database> }, companyId: string, body: Purchase, now: Date): Promise<CustomerRow | undefined> {
+  const given = body.Customer;
+  if (!given) return undefined;
   const customers = customersRepository(tx);
-  const supplied: CustomerDetails = { ...buyer, ...body.InvoiceAddress };
-  const email = buyer.Email?.trim();
+  const supplied: CustomerDetails = { ...given, ...body.InvoiceAddress };
+  const email = given.Email?.trim();
   let existing;
-  if (buyer.CustomerId) {
-    existing = await customers.findById(companyId, buyer.CustomerId);
+  if (given.CustomerId) {
+    existing = await customers.findById(companyId, given.CustomerId);
     if (!existing) throw refused(notOfCompany('InvalidCustomerId', 'Customer.CustomerId', 'a customer'));
   } else if (!email) {
     throw refused(notEmpty('Customer.Email', `no ${label('CustomerId')} is given`));
   } else {
-    existing = await customers.findByEmail(companyId, email);
+    existing = await customers.findByEmailForUpdate(companyId, email);
   }
   if (existing) {
     const line = differenceComment(differingDetails(toCustomerDetails(existing), supplied), now);
     if (line) await customers.appendComment(companyId, existing.id, line);
-    return existing.id;
+    return existing;
   }
-  const id = randomUUID();
   const address = body.InvoiceAddress ?? {};
-  await customers.insert({
-    id, company_id: companyId, email: email!, firstname: buyer.Firstname, lastname: buyer.Lastname, phone: buyer.Phone,
-    personal_identity_number: buyer.PersonalIdentityNumber, corporate_identity_number: address.CorporateIdentityNumber,
+  return customers.insert({
+    id: randomUUID(), company_id: companyId, email: email!, firstname: given.Firstname, lastname: given.Lastname, phone: given.Phone,
+    personal_identity_number: given.PersonalIdentityNumber, corporate_identity_number: address.CorporateIdentityNumber,
     invoice_address1: address.InvoiceAddress1, invoice_address2: address.InvoiceAddress2, invoice_city: address.InvoiceCity,
     invoice_postal_code: address.InvoicePostalCode, invoice_country_code: address.InvoiceCountryCode,
-    subscribed_to_newsletter: buyer.SubscribedToNewsletter ? 1 : 0, created: now.toISOString(),
+    subscribed_to_newsletter: given.SubscribedToNewsletter ? 1 : 0, created: now.toISOString(),
   });
-  return id;
 }
 
 export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetRebateCodeBySign' | 'CreateRebateCodeTransaction'> = {
+  /**
+   * The answer is built from what the purchase read and wrote (the article, its services
+   * and company; the inserted code and buyer), not read back: a new code has no weekdays,
+   * transactions or payments yet.
+   */
   async CreateArticleRebateCode({ body, companyId: company, caller, store }) {
-    const codes = rebateCodesRepository(store);
-    const found = await codes.articles.find(company, body.ArticleId);
+    const found = await rebateCodesRepository(store).findArticle(company, body.ArticleId);
     if (!found) throw notFound(`Article ${body.ArticleId} not found.`);
-    const { article, services } = found;
+    const { article } = found.article;
     const now = new Date();
     const mapped = rebateCodeFromArticle(
       { id: article.id, articleTypeId: article.article_type_id, active: bool(article.active), price: article.price, amount: article.amount, validDays: article.valid_days },
@@ -71,14 +73,14 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     const v = mapped.values;
     const receiver = body.Receiver;
     // A new sign per attempt; a clash with the unique index rolls the whole purchase back.
-    const id = await withUniqueSign(
+    const { code, customer } = await withUniqueSign(
       (sign) =>
         inTransaction(store, async (tx) => {
           if (receiver?.CustomerId && !(await customersRepository(tx).findById(company, receiver.CustomerId))) {
             throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
           }
-          const customerId = await buyerId(tx, company, body, now);
-          return rebateCodesRepository(tx).insert(
+          const customer = await buyer(tx, company, body, now);
+          const code = await rebateCodesRepository(tx).insert(
             {
               company_id: company, sign, sign_key: rebateCodeSignKey(sign), type_id: v.typeId, value: v.value, status_id: 1,
               name: article.name, valid_from: v.validFrom, valid_to: v.validTo, remaining_amount: v.remainingAmount,
@@ -87,43 +89,52 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
               receiver_customer_id: receiver?.CustomerId?.toLowerCase() ?? null, receiver_firstname: receiver?.Firstname ?? null,
               receiver_lastname: receiver?.Lastname ?? null, receiver_email: receiver?.Email ?? null, receiver_message: receiver?.ReceiverMessage ?? null,
             },
-            services.map((s) => s.service_id),
-            customerId ? [customerId] : [],
+            found.services.map((s) => s.id),
+            customer ? [customer.id] : [],
           );
+          return { code, customer };
         }),
       isSignConflict,
     );
-    return toRebateCode(await codes.load((await codes.findById(company, id))!), INCLUDE_ALL, rebateCodeAudience(caller, company));
+    const aggregate: RebateCodeAggregate = {
+      code, days: [], services: found.services, customers: customer ? [customer] : [], transactions: [], payments: [],
+      article: found.article, company: found.company,
+    };
+    return toRebateCode(aggregate, INCLUDE_ALL, rebateCodeAudience(caller, company));
   },
 
   /**
    * Any company's code (x-any-company); 404 when unknown, 400 naming every rule that fails.
    * Only the code's own administrators see its whole record; the rules still use the
-   * connected customers for everyone, but the answer carries them only to those.
+   * connected customers for everyone, but the answer carries them only to those. One
+   * statement reads the code with everything the answer and the rules need.
    */
   async GetRebateCodeBySign({ query, companyId, caller, store }) {
-    const codes = rebateCodesRepository(store);
-    const code = await codes.findBySign(companyId, query.RebateCodeSign);
-    if (!code) throw notFound(`Rebate code '${query.RebateCodeSign}' not found.`);
-    const audience = rebateCodeAudience(caller, code.company_id);
-    const loaded = await codes.load(code, audience === 'administrator');
+    // The code is looked up in `companyId`, so that is the code's company.
+    const audience = rebateCodeAudience(caller, companyId);
     const email = query.CustomerEmail?.trim() || undefined;
-    const customerUses = email && code.max_number_of_uses_per_customer > 0 ? await codes.countCustomerDecreases(code.id, email) : 0;
+    const found = await rebateCodesRepository(store).loadBySign(companyId, query.RebateCodeSign, { withHistory: audience === 'administrator', customerEmail: email });
+    if (!found) throw notFound(`Rebate code '${query.RebateCodeSign}' not found.`);
+    const { aggregate, customerUses } = found;
     const at = query.Date ? new Date(query.Date) : new Date();
-    const failures = validityFailures(toFacts(code, loaded), { at, serviceId: query.ServiceId, customerEmail: email, customerUses });
+    const failures = validityFailures(toFacts(aggregate.code, aggregate), { at, serviceId: query.ServiceId, customerEmail: email, customerUses });
     refuseAny(failures);
-    return toRebateCode(loaded, {
+    return toRebateCode(aggregate, {
       services: query.IncludeConnectedServices,
       daysOfWeek: query.IncludeConnectedDaysOfWeek === true,
       customers: query.IncludeConnectedCustomers === true,
     }, audience);
   },
 
+  /**
+   * The code with the booking in one statement, then the change applied and recorded (see
+   * `record`); the recorded row, with what was read, is the answer.
+   */
   async CreateRebateCodeTransaction({ body, companyId: company, caller, store }) {
-    const codes = rebateCodesRepository(store);
-    const code = await codes.findById(company, body.RebateCodeId);
-    if (!code) throw notFound(`Rebate code ${body.RebateCodeId} not found.`);
-    const booking = body.BookingId == null ? undefined : await codes.transactions.booking(company, body.BookingId);
+    const transactions = rebateCodeTransactionsRepository(store);
+    const found = await transactions.findCode(company, body.RebateCodeId, body.BookingId ?? undefined);
+    if (!found) throw notFound(`Rebate code ${body.RebateCodeId} not found.`);
+    const { code, booking } = found;
     if (body.BookingId != null && !booking) throw refused(notOfCompany('InvalidBookingId', 'BookingId', 'a booking'));
     const request: TransactionRequest = { amount: body.Amount, usage: body.Usage, changeType: body.ChangeType };
     const now = new Date();
@@ -132,20 +143,19 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     if (planned.failure) throw refused(planned.failure);
     const { plan } = planned;
     // The conditional UPDATE and the transaction row commit together or not at all.
-    const id = await inTransaction(store, async (tx) => {
-      const transactions = rebateCodeTransactionsRepository(tx);
-      if (!(await transactions.apply({ companyId: company, codeId: code.id, ...plan, at, by: caller?.sub ?? null }))) return undefined;
-      return transactions.insert({
+    const stored = await transactions.record(
+      { companyId: company, codeId: code.id, ...plan, at, by: caller?.sub ?? null },
+      {
         company_id: company, rebate_code_id: code.id, amount: plan.amountDelta, usage: plan.usageDelta,
-        booking_id: booking?.id ?? null, customer_id: booking?.customer_id ?? null, service_id: booking?.service_id ?? null,
+        booking_id: booking?.booking_id ?? null, customer_id: booking?.customer_id ?? null, service_id: booking?.service_id ?? null,
         created_date: at, updated_date: at,
-      });
-    });
-    if (id === undefined) {
+      },
+    );
+    if (stored === undefined) {
       // Another transaction got there first: explain with the code as it is now.
-      const current = await codes.findById(company, code.id);
+      const current = await rebateCodesRepository(store).findById(company, code.id);
       throw refused((current && planTransaction(toFacts(current), request, now).failure) || insufficientBalance(code.sign));
     }
-    return { RebateCodeTransactionItem: toTransaction((await codes.transactions.find(company, id))!) };
+    return { RebateCodeTransactionItem: toTransaction(transactionView(stored, code, booking)) };
   },
 };

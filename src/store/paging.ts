@@ -24,9 +24,29 @@ export interface Page<Row> {
 export const DEFAULT_TAKE = 100;
 export const MAX_TAKE = 1000;
 
+/**
+ * A column that may hold NULL, in a `sortable` map: ordered NULLS FIRST ascending and NULLS
+ * LAST descending, explicitly. SQLite sorts NULL as the smallest value and PostgreSQL as the
+ * largest, so without the clause the engines would answer different orders (SQLite reads
+ * NULLS FIRST/LAST since 3.30; better-sqlite3 12 bundles 3.53). A NOT NULL
+ * column is left without it: the order is the same, and PostgreSQL only walks a default
+ * index (ASC NULLS LAST) in order for the default NULLS placement (OrderBy=Name reads
+ * the printouts' name index).
+ */
+export const nullable = (column: string): NullableColumn => ({ column, nullable: true });
+export interface NullableColumn {
+  column: string;
+  nullable: true;
+}
+
+/** API field → column (a NullableColumn when it may hold NULL). */
+export type Sortable = Record<string, string | NullableColumn>;
+
 export interface Ordering {
   column: string;
   direction: 'asc' | 'desc';
+  /** where NULLs go, for a nullable column */
+  nulls?: 'first' | 'last';
 }
 
 /** Skip and Take as SQL OFFSET and LIMIT: Skip defaults to 0, Take to 100, capped at 1000. */
@@ -41,8 +61,10 @@ export function pageWindow(request: PageRequest): { offset: number; limit: numbe
  * fields first) mapped to columns through `sortable` (API field → column), so no caller
  * text ever reaches SQL. An unknown field is refused (InvalidOrderBy) naming the parameter.
  */
-export function parseOrdering(request: PageRequest, sortable: Record<string, string>): Ordering[] {
-  const byLowerName = new Map(Object.entries(sortable).map(([field, column]) => [field.toLowerCase(), column]));
+export function parseOrdering(request: PageRequest, sortable: Sortable): Ordering[] {
+  const byLowerName = new Map(
+    Object.entries(sortable).map(([field, column]) => [field.toLowerCase(), typeof column === 'string' ? { column, nullable: false } : column]),
+  );
   const orderings: Ordering[] = [];
   const read = (text: string | undefined, parameter: 'OrderBy' | 'OrderByDesc') => {
     if (!text) return;
@@ -51,8 +73,8 @@ export function parseOrdering(request: PageRequest, sortable: Record<string, str
       if (!item) continue;
       const inverted = item.startsWith('-');
       const name = inverted ? item.slice(1).trim() : item;
-      const column = byLowerName.get(name.toLowerCase());
-      if (!column) {
+      const known = byLowerName.get(name.toLowerCase());
+      if (!known) {
         throw refused(
           invalid(
             'InvalidOrderBy',
@@ -61,9 +83,11 @@ export function parseOrdering(request: PageRequest, sortable: Record<string, str
           ),
         );
       }
-      const descending = (parameter === 'OrderByDesc') !== inverted;
+      const direction = (parameter === 'OrderByDesc') !== inverted ? 'desc' : 'asc';
       // A column already ordered by decides nothing more; keep the first direction.
-      if (!orderings.some((o) => o.column === column)) orderings.push({ column, direction: descending ? 'desc' : 'asc' });
+      if (orderings.some((o) => o.column === known.column)) continue;
+      const nulls = direction === 'asc' ? 'first' : 'last';
+      orderings.push({ column: known.column, direction, ...(known.nullable ? { nulls } : {}) });
     }
   };
   read(request.OrderBy, 'OrderBy');
@@ -71,29 +95,52 @@ export function parseOrdering(request: PageRequest, sortable: Record<string, str
   return orderings;
 }
 
+/** The column that carries the filter's row count on every row of a page. */
+const TOTAL = 'page_total';
+type Counted = Partial<Record<typeof TOTAL, number>>;
+
 /**
- * One page of a filtered query, in SQL: a COUNT of the filter, then the rows of the page
- * (LIMIT/OFFSET) in the requested order with `tiebreak` (a unique column) last, so pages
- * are stable. The ordering is checked before anything runs. `filtered` must not join
- * one-to-many tables (filter them with `exists`), or the count would count duplicates.
+ * One page of a filtered query, in one statement: the rows of the page (LIMIT/OFFSET) in
+ * the requested order with `tiebreak` (a unique column) last, so pages are stable, each
+ * carrying the filter's total (`count(*) over ()`, counted before LIMIT applies). A page
+ * with no rows carries no total: past the end (or Take=0) a COUNT answers it, a second
+ * statement only then. The ordering is checked before anything runs. `filtered` must not
+ * join one-to-many tables (filter them with `exists`), or the total would count duplicates.
+ *
+ * Text orders by code point on both engines, which needs the database's collation to be
+ * C: SQLite's default BINARY collation is code-point order, while PostgreSQL orders text
+ * by the database's collation (`C` or `C.UTF-8`, as `initdb --locale=C.UTF-8` or `CREATE
+ * DATABASE … LC_COLLATE 'C.UTF-8'` gives; the test cluster is made so). Under a language
+ * collation (en_US.UTF-8) PostgreSQL would put `b` before `C` and answer pages in an order
+ * SQLite never does.
  */
 export async function fetchPage<DB, TB extends keyof DB, Row>(
   filtered: SelectQueryBuilder<DB, TB, object>,
   select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, Row>,
   request: PageRequest,
-  sortable: Record<string, string>,
+  sortable: Sortable,
   tiebreak: string,
 ): Promise<Page<Row>> {
   const orderings = parseOrdering(request, sortable);
   const { offset, limit } = pageWindow(request);
   const fields = Object.keys(sortable);
-  const counted = await filtered.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow();
-  // PostgreSQL answers count(*) as a bigint string; SQLite as a number.
-  const total = Number((counted as { total: number | string }).total);
-  if (limit === 0 || offset >= total) return { offset, total, rows: [], fields };
-  let query = select(filtered);
-  for (const { column, direction } of orderings) query = query.orderBy(sql.ref(column), direction);
+  const count = async () => {
+    const counted = await filtered.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow();
+    return Number((counted as { total: number }).total);
+  };
+  if (limit === 0) return { offset, total: await count(), rows: [], fields };
+  let query = select(filtered).select(sql<number>`count(*) over ()`.as(TOTAL));
+  for (const { column, direction, nulls } of orderings) {
+    query = query.orderBy(sql.ref(column), (item) => {
+      const directed = direction === 'asc' ? item.asc() : item.desc();
+      return nulls === 'first' ? directed.nullsFirst() : nulls === 'last' ? directed.nullsLast() : directed;
+    });
+  }
   if (!orderings.some((o) => o.column === tiebreak)) query = query.orderBy(sql.ref(tiebreak), 'asc');
   const rows = await query.limit(limit).offset(offset).execute();
-  return { offset, total, rows: rows as Row[], fields };
+  if (rows.length === 0) return { offset, total: offset === 0 ? 0 : await count(), rows: [], fields };
+  // PostgreSQL's count is a bigint, read as a number by the engine (engines/postgres.ts).
+  const total = Number((rows[0] as Counted)[TOTAL]);
+  for (const row of rows) delete (row as Counted)[TOTAL];
+  return { offset, total, rows, fields };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import t from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { isSignConflict, rebateCodesRepository } from '../../src/store/repositories/rebate-codes.js';
@@ -68,6 +69,25 @@ t.test('a gift card article becomes a GiftCard code with the full object', async
     sign_key: body.RebateCodeSign, article_id: 1, receiver_firstname: 'Olle', receiver_lastname: 'Lind',
     receiver_email: 'olle@example.com', receiver_message: 'Happy birthday!', receiver_customer_id: null,
   }, 'the receiver is kept');
+  const links = (table: 'rebate_code_services' | 'rebate_code_customers') =>
+    api.store.db.selectFrom(table).selectAll().where('rebate_code_id', '=', body.Id).execute();
+  t.same((await links('rebate_code_services')).map((l) => l.service_id).sort(), [100, 101], "the article's services are the code's");
+  t.same(await links('rebate_code_customers'), [{ rebate_code_id: body.Id, customer_id: newCustomer.id }], 'the buyer is its customer');
+  const lookup = await api.call('GET', `/rebatecodes/getbysign?CompanyId=${COMPANY_A}&RebateCodeSign=${body.RebateCodeSign}&IncludeConnectedServices=true&IncludeConnectedDaysOfWeek=true&IncludeConnectedCustomers=true&ServiceId=100&CustomerEmail=eva@example.com`, { as: seller });
+  t.same(lookup.json(), body, 'read back, the code is the one answered');
+});
+
+t.test('purchases by one new e-mail at once all succeed and share one new profile', async (t) => {
+  const api = await setup(t);
+  const answers = await Promise.all(
+    ['new.buyer@example.com', 'NEW.BUYER@example.com', 'new.buyer@example.com', 'New.Buyer@example.com'].map((Email) =>
+      api.call('POST', FROM_ARTICLE, { body: { ArticleId: 3, Customer: { Email, Firstname: 'New' } } }),
+    ),
+  );
+  t.same(answers.map((a) => a.statusCode), [200, 200, 200, 200]);
+  const profiles = await api.store.db.selectFrom('customers').select('id').where(sql`lower(email)`, '=', 'new.buyer@example.com').execute();
+  t.equal(profiles.length, 1, 'one profile');
+  t.same(new Set(answers.map((a) => a.json().Customers[0].Id)), new Set([profiles[0].id]), 'every code is connected to it');
 });
 
 t.test('a sign taken in the company, in any case, is the conflict that makes creation draw a new sign', async (t) => {

@@ -1,29 +1,48 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogConfig } from 'kysely';
+import pg from 'pg';
 import t from 'tap';
 import type { FastifyRequest } from 'fastify';
 import { Refusal } from '../../src/domain/refusals.js';
 import { toApiError } from '../../src/plugins/errors.js';
-import { fetchPage, pageWindow, parseOrdering } from '../../src/store/paging.js';
+import { fetchPage, nullable, pageWindow, parseOrdering } from '../../src/store/paging.js';
+import { engine, freshDatabase } from '../test-store.js';
 
-// The shared Skip/Take/OrderBy implementation (product-decisions §6), without HTTP.
+// The shared Skip/Take/OrderBy implementation (product-decisions §6), without HTTP, on the
+// engine under test.
 
 interface ItemsDb {
-  items: { id: number; name: string };
+  items: { id: number; name: string; note: string | null };
 }
 
-const sortable = { Id: 'id', Name: 'name' };
+const sortable = { Id: 'id', Name: 'name', Note: nullable('note') };
+const PARAMETER = engine === 'postgres' ? '\\$\\d+' : '\\?';
 
-/** A scratch table of `count` items (names repeat every 3) and a log of the SQL sent. */
+/** A Kysely on a scratch database of the engine under test, closed when the test ends. */
+async function scratchDb(t: { teardown(fn: () => unknown): void }, log: LogConfig): Promise<Kysely<ItemsDb>> {
+  if (engine === 'sqlite') {
+    const db = new Kysely<ItemsDb>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }), log });
+    t.teardown(() => db.destroy());
+    return db;
+  }
+  const database = await freshDatabase();
+  const db = new Kysely<ItemsDb>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }), log });
+  t.teardown(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+  return db;
+}
+
+/**
+ * A scratch table of `count` items (names repeat every 3; every third note is NULL, the
+ * others repeat every 2) and a log of the SQL sent.
+ */
 async function scratch(t: { teardown(fn: () => unknown): void }, count: number) {
   const statements: string[] = [];
-  const db = new Kysely<ItemsDb>({
-    dialect: new SqliteDialect({ database: new SQLite(':memory:') }),
-    log: (event) => void statements.push(event.query.sql),
-  });
-  t.teardown(() => db.destroy());
-  await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
-  const rows = Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `n${i % 3}` }));
+  const db = await scratchDb(t, (event) => void statements.push(event.query.sql));
+  await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).addColumn('note', 'text').execute();
+  const rows = Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `n${i % 3}`, note: i % 3 === 2 ? null : `m${i % 2}` }));
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('items').values(rows.slice(i, i + 500)).execute();
   statements.length = 0;
   return { db, statements };
@@ -72,28 +91,53 @@ t.test('an unknown field is 400 InvalidOrderBy naming the parameter', async (t) 
     t.equal(toApiError(error, {} as FastifyRequest)?.statusCode, 400, 'answered 400 by the error plugin');
     t.equal(error.errorCode, 'InvalidOrderBy');
     t.equal(error.errors[0].FieldName, parameter);
-    t.match(error.message, /use one of: Id, Name\.$/);
+    t.match(error.message, /use one of: Id, Name, Note\.$/);
   }
 });
 
-t.test('a page is a COUNT and a LIMIT/OFFSET select, never every row', async (t) => {
+t.test('a page is one LIMIT/OFFSET select that carries the total, never every row', async (t) => {
   const { db, statements } = await scratch(t, 2500);
   const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Take: 5000, Skip: 10 }, sortable, 'id');
   t.equal(page.total, 2500);
   t.equal(page.offset, 10);
   t.equal(page.rows.length, 1000, 'Take capped at 1000');
-  t.same(page.rows[0], { id: 11, name: 'n1' });
-  t.same(page.fields, ['Id', 'Name']);
-  t.equal(statements.length, 2);
-  t.match(statements[0], /^select count\(\*\) as "total" from "items"$/);
-  t.match(statements[1], /order by "id" asc limit \? offset \?$/);
+  t.same(page.rows[0], { id: 11, name: 'n1', note: 'm0' }, 'the total is not a field of the rows');
+  t.same(page.fields, ['Id', 'Name', 'Note']);
+  t.equal(statements.length, 1);
+  t.match(statements[0], new RegExp(`^select \\*, count\\(\\*\\) over \\(\\) as "page_total" from "items" order by "id" asc limit ${PARAMETER} offset ${PARAMETER}$`));
 });
 
-t.test('a page past the end costs only the count', async (t) => {
+t.test('a page past the end, or Take=0, adds a COUNT for the total; an empty filter does not', async (t) => {
   const { db, statements } = await scratch(t, 5);
   const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Skip: 5 }, sortable, 'id');
-  t.same(page, { offset: 5, total: 5, rows: [], fields: ['Id', 'Name'] });
-  t.equal(statements.length, 1);
+  t.same(page, { offset: 5, total: 5, rows: [], fields: ['Id', 'Name', 'Note'] });
+  t.equal(statements.length, 2);
+  t.match(statements[1], /^select count\(\*\) as "total" from "items"$/);
+  statements.length = 0;
+  t.same((await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Take: 0 }, sortable, 'id')).total, 5);
+  t.equal(statements.length, 1, 'Take=0: the count alone');
+  statements.length = 0;
+  t.same((await fetchPage(db.selectFrom('items').where('name', '=', 'none'), (q) => q.selectAll(), {}, sortable, 'id')).total, 0);
+  t.equal(statements.length, 1, 'nothing on the first page: the total is 0');
+});
+
+t.test('NULLs come first ascending and last descending, on either engine', async (t) => {
+  const { db, statements } = await scratch(t, 6);
+  const ids = async (request: object) => (await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), request, sortable, 'id')).rows.map((r) => r.id);
+  // notes: 1 m0, 2 m1, 3 null, 4 m1, 5 m0, 6 null
+  t.same(await ids({ OrderBy: 'Note' }), [3, 6, 1, 5, 2, 4]);
+  t.same(await ids({ OrderByDesc: 'Note' }), [2, 4, 1, 5, 3, 6]);
+  t.same(await ids({ OrderBy: '-Note,-Id' }), [4, 2, 5, 1, 6, 3]);
+  t.match(statements.at(-1), /order by "note" desc nulls last, "id" desc/);
+  await ids({ OrderBy: 'Name' });
+  t.match(statements.at(-1), /order by "name" asc, "id" asc/, 'a NOT NULL column keeps the default NULLS placement (an index can serve it)');
+});
+
+t.test('text orders by code point (the C collation the database must use)', async (t) => {
+  const { db } = await scratch(t, 0);
+  await db.insertInto('items').values(['b', 'C', 'a', 'É', 'B', '_'].map((name, i) => ({ id: i + 1, name, note: null }))).execute();
+  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Name' }, sortable, 'id');
+  t.same(page.rows.map((r) => r.name), ['B', 'C', '_', 'a', 'b', 'É']);
 });
 
 t.test('the total counts the filter, not the page', async (t) => {
@@ -101,7 +145,7 @@ t.test('the total counts the filter, not the page', async (t) => {
   const filtered = db.selectFrom('items').where('name', '=', 'n0');
   const page = await fetchPage(filtered, (q) => q.selectAll(), { Take: 2 }, sortable, 'id');
   t.equal(page.total, 10);
-  t.same(page.rows, [{ id: 1, name: 'n0' }, { id: 4, name: 'n0' }]);
+  t.same(page.rows, [{ id: 1, name: 'n0', note: 'm0' }, { id: 4, name: 'n0', note: 'm1' }]);
 });
 
 t.test('a unique tiebreak makes pages over repeated values stable and complete', async (t) => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Store } from '../db.js';
-import { fetchPage, type Page, type PageRequest } from '../paging.js';
+import { jsonHelpers, parseJson } from '../json.js';
+import { fetchPage, nullable, type Page, type PageRequest } from '../paging.js';
 import type { Row } from '../schema.js';
 
 export type BillingMethodRow = Row<'billing_methods'> & {
@@ -9,13 +10,15 @@ export type BillingMethodRow = Row<'billing_methods'> & {
 };
 
 /** Countries is a list, not a column, so it cannot order the query. */
-const sortable = { Id: 'billing_methods.id', Name: 'billing_methods.name', Description: 'billing_methods.description' };
+const sortable = { Id: 'billing_methods.id', Name: 'billing_methods.name', Description: nullable('billing_methods.description') };
 
 /** Billing methods: global reference data, each with the countries it is valid in. */
 export function billingMethodsRepository({ db }: Store) {
+  const json = jsonHelpers(db);
   return {
     /**
-     * One page of billing methods. A country filter is an `exists` on the link table (a
+     * One page of billing methods, each with its countries, in one statement (the countries
+     * as a JSON list per method). A country filter is an `exists` on the link table (a
      * join would repeat a method per matching row and skew Total); codes match whatever
      * their case (`se` = `SE`) with upper(), which SQLite and PostgreSQL share.
      */
@@ -32,18 +35,15 @@ export function billingMethodsRepository({ db }: Store) {
           ),
         );
       }
-      const page = await fetchPage(filtered, (q) => q.selectAll('billing_methods'), request, sortable, 'billing_methods.id');
-      // The page's countries in one query, not one per method.
-      const ids = page.rows.map((row) => row.id);
-      const links = ids.length === 0 ? [] : await db
-        .selectFrom('billing_method_countries')
-        .select(['billing_method_id', 'country_id'])
-        .where('billing_method_id', 'in', ids)
-        .orderBy('country_id')
-        .execute();
-      const byMethod = new Map<number, string[]>(ids.map((id) => [id, []]));
-      for (const link of links) byMethod.get(link.billing_method_id)?.push(link.country_id);
-      return { ...page, rows: page.rows.map((row) => ({ ...row, countries: byMethod.get(row.id) ?? [] })) };
+      const withCountries = (q: typeof filtered) =>
+        q.selectAll('billing_methods').select((eb) =>
+          json
+            .array(eb.selectFrom('billing_method_countries as c').select('c.country_id').whereRef('c.billing_method_id', '=', 'billing_methods.id').orderBy('c.country_id'))
+            .as('countries'),
+        );
+      const page = await fetchPage(filtered, withCountries, request, sortable, 'billing_methods.id');
+      const rows = page.rows.map((row) => ({ ...row, countries: parseJson(row.countries).map((c) => c.country_id) }));
+      return { ...page, rows };
     },
   };
 }

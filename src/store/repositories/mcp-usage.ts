@@ -22,28 +22,35 @@ export function mcpUsageRepository({ db }: Store) {
       .where('day', '<=', days.last);
 
   /**
-   * The company's tokens with `at` in [from, to] as one query of partial sums: the edge
-   * days from the usage rows, the whole days between from the daily roll-up (windowParts).
+   * The company's tokens with `at` in [from, to] as partial sums: the edge days from the
+   * usage rows, the whole days between from the daily roll-up (windowParts).
    */
-  const windowQuery = (companyId: string, from: string, to: string) => {
+  const windowSums = (companyId: string, from: string, to: string) => {
     const parts = windowParts(from, to);
     const sums = [...parts.rows.map((range) => rowsSum(companyId, range)), ...(parts.days ? [daysSum(companyId, parts.days)] : [])];
-    return db.selectNoFrom(sums.map((sum, i) => sum.as(`s${i}`)));
+    return sums.map((sum, i) => sum.as(`s${i}`));
   };
+  /** No rows: SUM is null. PostgreSQL answers a bigint sum as numeric (read as a number by the engine). */
+  const total = (sums: Record<string, unknown>) =>
+    Object.values(sums).reduce<number>((sum, used) => sum + Number(used ?? 0), 0);
+
+  /** The company's limit and its tokens used in [from, to], in one statement; no row when the company is unknown. */
+  const usageQuery = (companyId: string, from: string, to: string) =>
+    db.selectFrom('companies').select('mcp_token_limit').select(windowSums(companyId, from, to)).where('id', '=', companyId);
 
   return {
-    windowQuery,
+    usageQuery,
 
-    async tokensUsed(companyId: string, from: string, to: string): Promise<number> {
-      const row = await windowQuery(companyId, from, to).executeTakeFirstOrThrow();
-      // No rows: SUM is null. PostgreSQL answers a bigint sum as numeric text.
-      return Object.values(row as Record<string, number | string | null>).reduce<number>((total, used) => total + Number(used ?? 0), 0);
+    /** The company's own limit (null: the server default applies) and its tokens used; undefined: no such company. */
+    async usage(companyId: string, from: string, to: string): Promise<{ limit: number | null; used: number } | undefined> {
+      const row = await usageQuery(companyId, from, to).executeTakeFirst();
+      if (!row) return undefined;
+      const { mcp_token_limit: limit, ...sums } = row;
+      return { limit, used: total(sums) };
     },
 
-    /** The company's own limit (null: the server default applies); undefined: no such company. */
-    async companyLimit(companyId: string): Promise<{ limit: number | null } | undefined> {
-      const row = await db.selectFrom('companies').select('mcp_token_limit').where('id', '=', companyId).executeTakeFirst();
-      return row && { limit: row.mcp_token_limit };
+    async tokensUsed(companyId: string, from: string, to: string): Promise<number> {
+      return total(await db.selectNoFrom(windowSums(companyId, from, to)).executeTakeFirstOrThrow());
     },
   };
 }

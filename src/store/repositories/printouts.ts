@@ -1,20 +1,20 @@
 import type { Store } from '../db.js';
-import { fetchPage, type Page, type PageRequest } from '../paging.js';
+import { fetchPage, nullable, type Page, type PageRequest } from '../paging.js';
 import type { Row } from '../schema.js';
 
 export type PrintoutRow = Row<'printouts'>;
 
-/** Every PrintoutQueryResponse field is a column, so every field can order the query. */
+/** Every PrintoutQueryResponse field is a column, so every field can order the query; the cells may be empty (NULL). */
 const sortable = {
   Id: 'id',
   Name: 'name',
-  HeaderLeftCell: 'header_left_cell',
-  HeaderMiddleCell: 'header_middle_cell',
-  HeaderRightCell: 'header_right_cell',
-  BodyCell: 'body_cell',
-  FooterLeftCell: 'footer_left_cell',
-  FooterMiddleCell: 'footer_middle_cell',
-  FooterRightCell: 'footer_right_cell',
+  HeaderLeftCell: nullable('header_left_cell'),
+  HeaderMiddleCell: nullable('header_middle_cell'),
+  HeaderRightCell: nullable('header_right_cell'),
+  BodyCell: nullable('body_cell'),
+  FooterLeftCell: nullable('footer_left_cell'),
+  FooterMiddleCell: nullable('footer_middle_cell'),
+  FooterRightCell: nullable('footer_right_cell'),
 };
 
 /** Booking printout layouts of a company. */

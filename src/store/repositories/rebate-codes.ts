@@ -1,21 +1,28 @@
 import { sql, type Kysely } from 'kysely';
+import { jsonHelpers, parseJson } from '../json.js';
+import { isPostgres } from '../migrations/helpers.js';
 import { rebateCodeSignKey } from '../sign-key.js';
 import type { Database, NewRow, Row } from '../schema.js';
-import { articlesRepository, type ArticleWithServices } from './articles.js';
-import { customersRepository } from './customers.js';
+import { ARTICLE_COLUMNS, articlePart, articleServiceParts, readArticle, SERVICE_VIEW_COLUMNS, type ArticleWithServices, type ServiceView } from './articles.js';
+import { transactionViews, type TransactionView } from './rebate-code-transactions.js';
+
+export { rebateCodeTransactionsRepository, transactionView, type CodeChange, type TransactionView } from './rebate-code-transactions.js';
 
 export type RebateCodeRow = Row<'rebate_codes'>;
+export type CustomerView = Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>;
+export type PaymentView = Pick<Row<'payment_logs'>, 'id' | 'amount' | 'amount_credited' | 'currency_id' | 'comments' | 'created' | 'updated'>;
+export type CompanyView = Pick<Row<'companies'>, 'site_path' | 'payment_provider_id'>;
 
-/** A rebate code with everything RebateCodeResponse shows, each list loaded with one query. */
+/** A rebate code with everything RebateCodeResponse shows. */
 export interface RebateCodeAggregate {
   code: RebateCodeRow;
   days: number[];
-  services: Row<'services'>[];
-  customers: Row<'customers'>[];
+  services: ServiceView[];
+  customers: CustomerView[];
   transactions: TransactionView[];
-  payments: Row<'payment_logs'>[];
+  payments: PaymentView[];
   article?: ArticleWithServices;
-  company?: Pick<Row<'companies'>, 'site_path' | 'payment_provider_id'>;
+  company?: CompanyView;
 }
 
 /**
@@ -28,160 +35,143 @@ export function isSignConflict(err: unknown): boolean {
   return e?.code === '23505' && e.constraint === 'rebate_codes_company_sign_key_unique';
 }
 
+/** What GetRebateCodeBySign reads besides the code. */
+export interface LoadOptions {
+  /** false leaves transactions and payment log empty: the public view shows neither, so they are not read */
+  withHistory: boolean;
+  /** count this customer's uses of the code (when it limits uses per customer) */
+  customerEmail?: string;
+}
+
 /** Rebate codes of a company. Takes a Store or a transaction (`{ db: trx }`). */
 export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
-  const codes = db.selectFrom('rebate_codes').selectAll();
+  const json = jsonHelpers(db);
+  const codes = db.selectFrom('rebate_codes as r');
+  const outer = <T>(column: string) => sql.ref<T>(`r.${column}`);
+  /** The company's parts of RebateCodeResponse, for the company named by an outer column. */
+  const company = (companyIdColumn: string) =>
+    json.object(db.selectFrom('companies as co').select(['co.site_path', 'co.payment_provider_id']).where('co.id', '=', sql.ref<string>(companyIdColumn)));
+
+  /** The customer's Decrease transactions on the code (negative amount or usage), by e-mail regardless of case. */
+  const customerDecreases = (email: string) =>
+    db
+      .selectFrom('rebate_code_transactions as t')
+      .innerJoin('customers as c', 'c.id', 't.customer_id')
+      .select((eb) => eb.fn.countAll<number>().as('uses'))
+      .where('t.rebate_code_id', '=', outer<number>('id'))
+      .where(sql`lower(c.email)`, '=', sql<string>`lower(${email.trim()})`)
+      .where((eb) => eb.or([eb('t.amount', '<', 0), eb('t.usage', '<', 0)]));
+
   return {
     findById: (companyId: string, id: number): Promise<RebateCodeRow | undefined> =>
-      codes.where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst(),
-
-    /** By sign regardless of case, through the normalized sign_key. */
-    findBySign: (companyId: string, sign: string): Promise<RebateCodeRow | undefined> =>
-      codes.where('company_id', '=', companyId).where('sign_key', '=', rebateCodeSignKey(sign)).executeTakeFirst(),
+      codes.selectAll('r').where('r.company_id', '=', companyId).where('r.id', '=', id).executeTakeFirst(),
 
     /**
-     * `withHistory` false leaves transactions and payment log empty: the public view
-     * shows neither, so they need not be read. Customers are always read (the rules use them).
+     * The code by its sign regardless of case (through the normalized sign_key), with every
+     * list RebateCodeResponse shows, in ONE statement: each list is a JSON column. The
+     * customers are always read (the rules use them); the customer's uses are counted only
+     * when the code limits uses per customer.
      */
-    async load(code: RebateCodeRow, withHistory = true): Promise<RebateCodeAggregate> {
-      const id = code.id;
-      const [days, services, customers, transactions, payments, article, company] = await Promise.all([
-        db.selectFrom('rebate_code_days').select('day_of_week').where('rebate_code_id', '=', id).orderBy('day_of_week').execute(),
-        db.selectFrom('rebate_code_services as l').innerJoin('services as s', 's.id', 'l.service_id').selectAll('s')
-          .where('l.rebate_code_id', '=', id).orderBy('s.id').execute(),
-        db.selectFrom('rebate_code_customers as l').innerJoin('customers as c', 'c.id', 'l.customer_id').selectAll('c')
-          .where('l.rebate_code_id', '=', id).orderBy('c.created').orderBy('c.id').execute(),
-        withHistory ? transactionViews(db).where('t.rebate_code_id', '=', id).orderBy('t.created_date').orderBy('t.id').execute() : [],
-        withHistory ? db.selectFrom('payment_logs').selectAll().where('rebate_code_id', '=', id).orderBy('created').orderBy('id').execute() : [],
-        code.article_id === null ? undefined : articlesRepository({ db }).find(code.company_id, code.article_id),
-        db.selectFrom('companies').select(['site_path', 'payment_provider_id']).where('id', '=', code.company_id).executeTakeFirst(),
-      ]);
-      return { code, days: days.map((d) => d.day_of_week), services, customers, transactions, payments, article, company };
+    async loadBySign(companyId: string, sign: string, options: LoadOptions): Promise<{ aggregate: RebateCodeAggregate; customerUses: number } | undefined> {
+      const article = articlePart(db, 'r.article_id', 'r.company_id');
+      const articleServices = articleServiceParts(db, 'r.article_id');
+      const email = options.customerEmail;
+      const row = await codes
+        .selectAll('r')
+        .select((eb) => [
+          json.array(eb.selectFrom('rebate_code_days as d').select('d.day_of_week').whereRef('d.rebate_code_id', '=', 'r.id').orderBy('d.day_of_week')).as('days_json'),
+          json.array(
+            eb.selectFrom('rebate_code_services as l').innerJoin('services as s', 's.id', 'l.service_id').select(SERVICE_VIEW_COLUMNS)
+              .whereRef('l.rebate_code_id', '=', 'r.id').orderBy('s.id'),
+          ).as('services_json'),
+          json.array(
+            eb.selectFrom('rebate_code_customers as l').innerJoin('customers as c', 'c.id', 'l.customer_id')
+              .select(['c.id', 'c.firstname', 'c.lastname', 'c.email', 'c.phone', 'c.image_url'])
+              .whereRef('l.rebate_code_id', '=', 'r.id').orderBy('c.created').orderBy('c.id'),
+          ).as('customers_json'),
+          article.as('article_json'),
+          articleServices.relations.as('article_services_json'),
+          company('r.company_id').as('company_json'),
+          json.array(transactionViews(db).where('t.rebate_code_id', '=', outer<number>('id')).orderBy('t.created_date').orderBy('t.id'), options.withHistory)
+            .as('transactions_json'),
+          json.array(
+            eb.selectFrom('payment_logs as p').select(['p.id', 'p.amount', 'p.amount_credited', 'p.currency_id', 'p.comments', 'p.created', 'p.updated'])
+              .whereRef('p.rebate_code_id', '=', 'r.id').orderBy('p.created').orderBy('p.id'),
+            options.withHistory,
+          ).as('payments_json'),
+          email === undefined
+            ? sql<number>`0`.as('customer_uses')
+            : eb.case().when('r.max_number_of_uses_per_customer', '>', 0).then(customerDecreases(email).$asScalar()).else(0).end().as('customer_uses'),
+        ])
+        .where('r.company_id', '=', companyId)
+        .where('r.sign_key', '=', rebateCodeSignKey(sign))
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { days_json, services_json, customers_json, article_json, article_services_json, company_json, transactions_json, payments_json, customer_uses, ...code } = row;
+      const aggregate: RebateCodeAggregate = {
+        code,
+        days: parseJson(days_json).map((d) => d.day_of_week),
+        services: parseJson(services_json),
+        customers: parseJson(customers_json),
+        transactions: parseJson(transactions_json),
+        payments: parseJson(payments_json),
+        article: readArticle({ article: article_json, articleServices: article_services_json }),
+        company: parseJson(company_json) ?? undefined,
+      };
+      return { aggregate, customerUses: Number(customer_uses ?? 0) };
     },
 
-    /** The customer's Decrease transactions on the code (negative amount or usage), by e-mail regardless of case. */
-    async countCustomerDecreases(codeId: number, email: string): Promise<number> {
+    /**
+     * The company's article with its service relations, the services a code made from it
+     * is connected to, and the company's parts of RebateCodeResponse, in one statement.
+     */
+    async findArticle(companyId: string, id: number) {
+      const parts = articleServiceParts(db, 'a.id');
       const row = await db
-        .selectFrom('rebate_code_transactions as t')
-        .innerJoin('customers as c', 'c.id', 't.customer_id')
-        .select((eb) => eb.fn.countAll<number | string>().as('uses'))
-        .where('t.rebate_code_id', '=', codeId)
-        .where(sql`lower(c.email)`, '=', sql<string>`lower(${email.trim()})`)
-        .where((eb) => eb.or([eb('t.amount', '<', 0), eb('t.usage', '<', 0)]))
-        .executeTakeFirstOrThrow();
-      return Number(row.uses);
+        .selectFrom('articles as a')
+        .select(ARTICLE_COLUMNS)
+        .select([parts.relations.as('article_services_json'), parts.services.as('services_json'), company('a.company_id').as('company_json')])
+        .where('a.company_id', '=', companyId)
+        .where('a.id', '=', id)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { article_services_json, services_json, company_json, ...article } = row;
+      return {
+        article: { article, services: parseJson(article_services_json) } satisfies ArticleWithServices,
+        services: parseJson(services_json),
+        company: parseJson(company_json) ?? undefined,
+      };
     },
 
-    /** Inserts a code with its services and customers; answers its id. */
-    async insert(row: NewRow<'rebate_codes'>, serviceIds: readonly number[], customerIds: readonly string[]): Promise<number> {
-      const { id } = await db.insertInto('rebate_codes').values(row).returning('id').executeTakeFirstOrThrow();
+    /**
+     * Inserts a code with its services and customers; answers the stored row. Per engine,
+     * because the engines differ: PostgreSQL writes the three tables in ONE statement, the
+     * links data-modifying CTEs that select the new code's id (one round trip); SQLite has
+     * no data-modifying CTEs, so one INSERT per table, calls in this process.
+     */
+    async insert(row: NewRow<'rebate_codes'>, serviceIds: readonly number[], customerIds: readonly string[]): Promise<RebateCodeRow> {
+      if (isPostgres(db)) {
+        // `unnest` of an array parameter: one link per element, none for an empty array.
+        const links = (table: string, column: string, ids: readonly (number | string)[], type: 'integer' | 'text') => sql<Record<string, never>>`(
+          insert into ${sql.table(table)} (rebate_code_id, ${sql.ref(column)})
+          select code.id, link from code, unnest(cast(${[...ids]} as ${sql.raw(type)}[])) as link)`;
+        return db
+          .with('code', (creator) => creator.insertInto('rebate_codes').values(row).returningAll())
+          .with('services', () => links('rebate_code_services', 'service_id', serviceIds, 'integer'))
+          .with('customers', () => links('rebate_code_customers', 'customer_id', customerIds, 'text'))
+          .selectFrom('code')
+          .selectAll()
+          .executeTakeFirstOrThrow();
+      }
+      const code = await db.insertInto('rebate_codes').values(row).returningAll().executeTakeFirstOrThrow();
       if (serviceIds.length > 0) {
-        await db.insertInto('rebate_code_services').values(serviceIds.map((serviceId) => ({ rebate_code_id: id, service_id: serviceId }))).execute();
+        await db.insertInto('rebate_code_services').values(serviceIds.map((serviceId) => ({ rebate_code_id: code.id, service_id: serviceId }))).execute();
       }
       if (customerIds.length > 0) {
-        await db.insertInto('rebate_code_customers').values(customerIds.map((customerId) => ({ rebate_code_id: id, customer_id: customerId }))).execute();
+        await db.insertInto('rebate_code_customers').values(customerIds.map((customerId) => ({ rebate_code_id: code.id, customer_id: customerId }))).execute();
       }
-      return id;
+      return code;
     },
-
-    customers: customersRepository({ db }),
-    articles: articlesRepository({ db }),
-    transactions: rebateCodeTransactionsRepository({ db }),
   };
 }
 
-/**
- * A transaction as RebateCodeTransactionQueryResponse shows it: with its code's sign, type
- * and price sign, its service and its customer (joined, so a list is one query).
- */
-function transactionViews(db: Kysely<Database>) {
-  return db
-    .selectFrom('rebate_code_transactions as t')
-    .innerJoin('rebate_codes as r', 'r.id', 't.rebate_code_id')
-    .leftJoin('services as s', 's.id', 't.service_id')
-    .leftJoin('customers as c', 'c.id', 't.customer_id')
-    .selectAll('t')
-    .select([
-      'r.sign as code_sign',
-      'r.type_id as code_type_id',
-      'r.price_sign as code_price_sign',
-      's.name as service_name',
-      's.description as service_description',
-      's.active as service_active',
-      'c.firstname as customer_firstname',
-      'c.lastname as customer_lastname',
-      'c.email as customer_email',
-      'c.phone as customer_phone',
-      'c.image_url as customer_image_url',
-    ]);
-}
-
-export type TransactionView = Awaited<ReturnType<ReturnType<typeof transactionViews>['executeTakeFirstOrThrow']>>;
-
-/** The signed change one transaction applies (see domain/rebate-code-transactions.ts). */
-export interface CodeChange {
-  companyId: string;
-  codeId: number;
-  amountDelta: number;
-  usageDelta: number;
-  /** a Decrease: counts one use, and only applies to a usable code */
-  countsUse: boolean;
-  at: string;
-  by: string | null;
-}
-
-/** Transactions on rebate codes. */
-export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> }) {
-  return {
-    find: (companyId: string, id: number): Promise<TransactionView | undefined> =>
-      transactionViews(db).where('t.company_id', '=', companyId).where('t.id', '=', id).executeTakeFirst(),
-
-    /**
-     * Applies a change with ONE conditional UPDATE: a decrease only matches while enough
-     * remains (and the code is active, in its period and below MaxNumberOfUses), so
-     * concurrent decreases can never overspend. False when no row matched: refused.
-     * Money is rounded to 2 decimals in SQL (cast to numeric: PostgreSQL's round(x, n)
-     * takes numeric) so repeated changes never drift.
-     */
-    async apply(change: CodeChange): Promise<boolean> {
-      const { amountDelta, usageDelta } = change;
-      let update = db
-        .updateTable('rebate_codes')
-        .set({ updated: change.at, updated_by: change.by })
-        .where('id', '=', change.codeId)
-        .where('company_id', '=', change.companyId);
-      if (amountDelta !== 0) {
-        update = update.set({ remaining_amount: sql<number>`round(cast(remaining_amount + ${amountDelta} as numeric), 2)` });
-        if (amountDelta < 0) update = update.where('remaining_amount', '>=', -amountDelta);
-      }
-      if (usageDelta !== 0) {
-        update = update.set({ remaining_usage: sql<number>`remaining_usage + ${usageDelta}` });
-        if (usageDelta < 0) update = update.where('remaining_usage', '>=', -usageDelta);
-      }
-      if (change.countsUse) {
-        update = update
-          .set({ number_of_uses_used: sql<number>`number_of_uses_used + 1` })
-          .where('status_id', '=', 1)
-          .where('valid_from', '<=', change.at)
-          .where('valid_to', '>=', change.at)
-          .where((eb) => eb.or([eb('max_number_of_uses', '=', 0), eb('number_of_uses_used', '<', eb.ref('max_number_of_uses'))]));
-      }
-      const result = await update.executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    async insert(row: NewRow<'rebate_code_transactions'>): Promise<number> {
-      const { id } = await db.insertInto('rebate_code_transactions').values(row).returning('id').executeTakeFirstOrThrow();
-      return id;
-    },
-
-    /** The company's booking (for a transaction's BookingId): its customer and service. */
-    booking: (companyId: string, id: number) =>
-      db
-        .selectFrom('bookings')
-        .select(['id', 'customer_id', 'service_id'])
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .executeTakeFirst(),
-  };
-}

@@ -1,0 +1,49 @@
+import { sql, type Kysely, type RawBuilder, type Simplify } from 'kysely';
+import * as postgres from 'kysely/helpers/postgres';
+import * as sqlite from 'kysely/helpers/sqlite';
+import { isPostgres } from './migrations/helpers.js';
+
+/**
+ * A row's lists and parts as JSON columns of the row's own query, so that a record with its
+ * lists is one statement (one round trip) instead of one per list. The engines build JSON
+ * with different functions (SQLite json_group_array/json_object, PostgreSQL json_agg/to_json),
+ * so Kysely has a helper per engine; this picks by the executor's adapter, as the
+ * migrations' `isPostgres` does. SQLite's json_object must name every key: the subqueries
+ * select their columns explicitly (no selectAll).
+ *
+ * Values keep their JSON types on both engines: integers (0/1 flags included) and reals
+ * are numbers, text is text, NULL is null. What arrives differs: node-postgres parses json,
+ * SQLite hands over the text. `Json<T>` marks such a column, and `parseJson` reads either.
+ */
+declare const json: unique symbol;
+export interface Json<T> {
+  readonly [json]: T;
+}
+
+/** a select query (SQLite's helper takes only those; PostgreSQL's any expression) */
+type Subquery<O> = Parameters<typeof sqlite.jsonArrayFrom<O>>[0];
+
+export interface JsonHelpers {
+  /**
+   * the subquery's rows as a JSON array (empty when none), in the subquery's order; with
+   * `read` false an empty array without running the subquery
+   */
+  array<O>(subquery: Subquery<O>, read?: boolean): RawBuilder<Json<Simplify<O>[]>>;
+  /** the subquery's first row as a JSON object, null when none */
+  object<O>(subquery: Subquery<O>): RawBuilder<Json<Simplify<O> | null>>;
+}
+
+export function jsonHelpers(db: Kysely<any>): JsonHelpers {
+  const helpers = isPostgres(db) ? postgres : sqlite;
+  return {
+    // '[]' is text on both engines, which parseJson reads like the JSON it spells
+    array: (subquery, read = true) => (read ? helpers.jsonArrayFrom(subquery) : sql`'[]'`).$castTo(),
+    object: (subquery) => helpers.jsonObjectFrom(subquery).$castTo(),
+  };
+}
+
+/** A JSON column's value: parsed already (PostgreSQL) or JSON text (SQLite). */
+export function parseJson<T>(value: Json<T>): T {
+  const raw: unknown = value;
+  return (typeof raw === 'string' ? JSON.parse(raw) : raw) as T;
+}

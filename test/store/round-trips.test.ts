@@ -1,0 +1,87 @@
+import t from 'tap';
+import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
+import { countStatements } from '../../src/store/statements.js';
+import { buildTestApp, type CallOptions } from '../helper.js';
+import { engine } from '../test-store.js';
+
+// Every statement is a round trip to the database, costly over a network on PostgreSQL:
+// no operation's success path runs more than 3 (transaction control aside), on either
+// engine, unless BUDGETS below gives it more and says why.
+
+const MAX_STATEMENTS = 3;
+const A = DEMO_COMPANY_A;
+
+/** DeleteResource: begin, the read that decides (locking the row), the write that checks the decision again, commit. */
+const DELETE_RESOURCE =
+  'the read that decides locks the resource row, and the write checks the decision again under that lock: two ' +
+  'statements in one transaction, since a lock lasts until commit and, on PostgreSQL, a statement that waited ' +
+  'for a lock reads from a snapshot taken before it';
+
+/**
+ * Operations that genuinely need more than MAX_STATEMENTS, per engine, and why. BEGIN and
+ * COMMIT count: on PostgreSQL each is a round trip. SQLite's statements are calls in this
+ * process, not round trips, and it has no data-modifying CTEs: a write to several tables is
+ * a transaction of one INSERT or UPDATE each, where PostgreSQL writes them in one statement.
+ */
+const BUDGETS: Record<string, { sqlite: number; postgres: number; why: string }> = {
+  'CreateRebateCodeTransaction': {
+    sqlite: 5,
+    postgres: 2,
+    why: 'the code (with the booking) is read, then UPDATE and INSERT commit together: one CTE statement on PostgreSQL',
+  },
+  'CreateRebateCodeTransaction, with a booking': { sqlite: 5, postgres: 2, why: 'as above: the booking is read with the code' },
+  'CreateArticleRebateCode, new buyer': {
+    sqlite: 9,
+    postgres: 7,
+    why:
+      'the article is read; then a transaction: the company row lock that makes concurrent purchases by one ' +
+      'new e-mail find one profile (it must come before the e-mail lookup, as a statement of its own), the lookup, ' +
+      'the new customer, and the code with its links (one CTE statement on PostgreSQL, three INSERTs on SQLite)',
+  },
+  'CreateArticleRebateCode, no buyer': { sqlite: 5, postgres: 4, why: 'the article is read; the code and its links are written in a transaction' },
+  'DeleteResource, deleted': { sqlite: 4, postgres: 4, why: DELETE_RESOURCE },
+  'DeleteResource, deactivated': { sqlite: 4, postgres: 4, why: DELETE_RESOURCE },
+  CreateResourceType: {
+    sqlite: 4,
+    postgres: 3,
+    why: 'the type and its resource links in a transaction, which a refusal of what was linked rolls back (one CTE statement on PostgreSQL)',
+  },
+  CreateMessageTemplate: {
+    sqlite: 5,
+    postgres: 2,
+    why: 'the one read its rules need; then the template and its links (one CTE statement on PostgreSQL, a transaction of two INSERTs on SQLite)',
+  },
+};
+const budget = (name: string) => BUDGETS[name]?.[engine] ?? MAX_STATEMENTS;
+
+const CALLS: Array<[string, string, string, CallOptions?]> = [
+  ['CategoryQuery', 'GET', '/categories?Take=5'],
+  ['BillingMethodQuery', 'GET', '/billing/methods?CountryId=SE'],
+  ['BookingPrintoutQuery', 'GET', '/reports/booking/printout?Skip=1&Take=5&OrderBy=Name'],
+  ['BookingPrintoutQuery, CSV', 'GET', '/reports/booking/printout.csv?Take=5'],
+  ['GetMcpUsage', 'GET', '/assistant/mcp/usage'],
+  ['BookingPrintoutQuery, past the end', 'GET', '/reports/booking/printout?Skip=50'],
+  ['GetRebateCodeBySign', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=VALUE1000&ServiceId=101&IncludeConnectedServices=true&IncludeConnectedDaysOfWeek=true&IncludeConnectedCustomers=true`],
+  ['GetRebateCodeBySign, per-customer count', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=VIP25&ServiceId=101&IncludeConnectedServices=false&CustomerEmail=anna.svensson@example.com&IncludeConnectedCustomers=true`],
+  ['GetRebateCodeBySign, public view', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=GIFT500&ServiceId=101&IncludeConnectedServices=true&CustomerEmail=anna.svensson@example.com`, { as: [] }],
+  ['CreateRebateCodeTransaction', 'POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 10, Usage: 0, ChangeType: 'Decrease' } }],
+  ['CreateRebateCodeTransaction, with a booking', 'POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 5, Usage: 0, ChangeType: 'Decrease', BookingId: 101 } }],
+  ['CreateArticleRebateCode, new buyer', 'POST', '/rebatecodes/fromarticle', { body: { ArticleId: 103, Customer: { Firstname: 'Lisa', Email: 'lisa.round@example.se' } } }],
+  ['CreateArticleRebateCode, no buyer', 'POST', '/rebatecodes/fromarticle', { body: { ArticleId: 102 } }],
+  ['DeleteResource, deleted', 'DELETE', '/resource/103'],
+  ['DeleteResource, deactivated', 'DELETE', '/resource/101?Force=true'],
+  ['DeleteCustomField', 'DELETE', '/customfields/102'],
+  ['DeleteTag', 'DELETE', '/tags/102'],
+  ['CreateMessageTemplate', 'POST', '/messages/templates', { body: { TypeId: 2, Name: 'Reminder', Title: 'Reminder', Body: 'See you', Language: 'en', Services: [101] } }],
+  ['CreateResourceType', 'POST', '/resourcetypes', { body: { Name: 'Stylists', Resources: [{ Id: 102, Priority: 1 }, { Id: 104 }] } }],
+  ['UpdateWebhookEndpoint', 'PUT', `/webhook/endpoints/wh_bookings?CompanyId=${A}`, { body: { Url: 'https://hooks.example/x', EventTypes: ['resource.deleted'] } }],
+];
+
+t.test(`each operation's success path runs at most ${MAX_STATEMENTS} statements, or its budget`, async (t) => {
+  const api = await buildTestApp(t, { data: buildDemoData(), company: A });
+  for (const [name, method, url, options] of CALLS) {
+    const { result, statements } = await countStatements(() => api.call(method as 'GET', url, options));
+    t.equal(result.statusCode, 200, `${name} succeeded: ${result.body.slice(0, 200)}`);
+    t.ok(statements <= budget(name), `${name}: ${statements} statements (budget ${budget(name)} on ${engine})`);
+  }
+});

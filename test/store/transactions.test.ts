@@ -1,0 +1,70 @@
+import t from 'tap';
+import { inTransaction, isRetryable, RETRY_POLICY, transactional, withRetries } from '../../src/store/transactions.js';
+import { engine, testStore } from '../test-store.js';
+
+// The one home of transactions: all or nothing, and run again when the database gives up
+// on a run (serialization failure, deadlock, SQLite busy), on the engine under test.
+
+const failure = (code: string) => Object.assign(new Error(`simulated ${code}`), { code });
+const COMPANY = '00000000-0000-4000-8000-0000000000c1';
+
+t.test('serialization failures, deadlocks and SQLite busy are retryable; other failures are not', async (t) => {
+  for (const code of ['40001', '40P01', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']) t.ok(isRetryable(failure(code)), code);
+  for (const code of ['23505', 'SQLITE_CONSTRAINT_UNIQUE', '42P01']) t.notOk(isRetryable(failure(code)), code);
+  t.notOk(isRetryable(new Error('boom')));
+  t.notOk(isRetryable(undefined));
+});
+
+t.test(`a failed run is rolled back and the whole callback runs again (${engine})`, async (t) => {
+  const store = await testStore(t);
+  let runs = 0;
+  const answer = await inTransaction(store, async (tx) => {
+    runs++;
+    await tx.db.insertInto('companies').values({ id: COMPANY, name: `run ${runs}`, created: new Date().toISOString() }).execute();
+    if (runs < 3) throw failure(runs === 1 ? '40001' : '40P01');
+    return 'done';
+  });
+  t.equal(answer, 'done');
+  t.equal(runs, 3);
+  const rows = await store.db.selectFrom('companies').select('name').where('id', '=', COMPANY).execute();
+  t.same(rows, [{ name: 'run 3' }], 'only the last run is kept');
+});
+
+t.test('retries are bounded, wait longer each time, and other failures are not retried', async (t) => {
+  let runs = 0;
+  const policy = { runs: 4, baseMs: 20, capMs: 40 };
+  const started = Date.now();
+  const err = await withRetries(async () => {
+    runs++;
+    throw failure('40001');
+  }, policy).catch((e: unknown) => e);
+  t.match(err, { code: '40001' }, 'the last failure is passed on');
+  t.equal(runs, policy.runs);
+  t.ok(Date.now() - started < 20 + 40 + 40 + 500, 'each wait is below its bound');
+  t.ok(RETRY_POLICY.runs >= 10, 'the store retries enough for a hot row');
+  const store = await testStore(t);
+  runs = 0;
+  await inTransaction(store, async () => {
+    runs++;
+    throw failure('23505');
+  }).catch(() => {});
+  t.equal(runs, 1, 'a unique violation is an answer, not a collision');
+});
+
+t.test("a repository's transaction retries too; inside a transaction, work joins it", async (t) => {
+  const store = await testStore(t);
+  const repository = transactional(store.db, (db) => ({ count: () => db.selectFrom('companies').select('id').execute().then((r) => r.length) }));
+  let runs = 0;
+  const counted = await repository.transaction(async (q) => {
+    if (++runs === 1) throw failure('SQLITE_BUSY');
+    return q.count();
+  });
+  t.same([counted, runs], [0, 2]);
+  let inner = 0;
+  await inTransaction(store, (tx) =>
+    inTransaction(tx, async () => {
+      inner++;
+    }),
+  );
+  t.equal(inner, 1, 'a nested call runs once, in the outer transaction');
+});
