@@ -6,9 +6,8 @@ import {
   type MessageTemplateRow,
   type MessageTypeRow,
 } from '../store/repositories/messages.js';
-import { companiesRepository } from '../store/repositories/companies.js';
 import { bool, compact } from '../store/rows.js';
-import { requireCompany } from './company.js';
+import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toMessageType = (row: MessageTypeRow) =>
@@ -37,15 +36,14 @@ export const toMessageTemplate = (
 
 export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
   /**
-   * Every rule is checked (two reads) before the one write transaction, so a refused
-   * request changes nothing. Name, Title and Body are stored as sent; a blank Sender is
-   * no sender; Language left out stays absent; a new template is never the Default.
+   * Every rule is checked (one read) before the writes, so a refused request changes
+   * nothing. Name, Title and Body are stored as sent; a blank Sender is no sender;
+   * Language left out stays absent; a new template is never the Default.
    */
   async CreateMessageTemplate({ body, companyId: company, store }) {
     const repository = messagesRepository(store);
-    await requireCompany(companiesRepository(store), company);
-    const type = await repository.messageType(body.TypeId);
-    const owned = await repository.companyServices(company, body.Services ?? []);
+    const { companyExists, type, services: owned } = await repository.context(company, body.TypeId, body.Services ?? []);
+    if (!companyExists) throw unknownCompany(company);
     const rule = type && { id: type.id, maxCharacters: type.max_characters, sendMethodId: type.send_method_id };
     const checked = checkTemplate(body, rule, new Set(owned.map((s) => s.id)));
     // An unknown TypeId is one of the errors.

@@ -2,7 +2,7 @@ import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
 import { bool, compact } from '../store/rows.js';
-import { requireCompany } from './company.js';
+import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 // Row → API mapping of resource types. `compact` drops SQL nulls (the API omits them).
@@ -39,25 +39,29 @@ export const toResourceType = ({ type, resources }: FullResourceType) =>
 
 export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
   /**
-   * Adds the type to the company the call acts on. Every check runs before the first
-   * write, inside the same transaction, so a refused request writes nothing.
+   * Adds the type to the company the call acts on. One transaction: the type is inserted
+   * for the company if it exists, then linked to those of the listed resources that are
+   * the company's (locked against deletion until commit); the resources that could not be
+   * linked refuse the request (400), and the refusal rolls the writes back.
    */
   async CreateResourceType({ body, companyId: company, store }) {
     if (body.Name.trim() === '') throw refused(notEmpty('Name'));
     const requested = body.Resources ?? [];
     const created = await resourceTypesRepository(store).transaction(async (repo) => {
-      await requireCompany(repo.companies, company);
-      const known = await repo.companyResourceIds(company, requested.map((r) => r.Id));
-      refuseAny(resourceTypeMemberErrors(requested, known));
-      return repo.create({
-        companyId: company,
-        name: body.Name,
-        description: body.Description,
-        // Absent Active is false, as the service's non-nullable bool request field defaults.
-        active: body.Active === true,
-        resources: requested.map((r) => ({ id: r.Id, priority: r.Priority })),
-        now: new Date().toISOString(),
-      });
+      const full = await repo.create(
+        {
+          companyId: company,
+          name: body.Name,
+          description: body.Description,
+          // Absent Active is false, as the service's non-nullable bool request field defaults.
+          active: body.Active === true,
+          now: new Date().toISOString(),
+        },
+        requested.map((r) => ({ id: r.Id, priority: r.Priority })),
+      );
+      if (!full) throw unknownCompany(company);
+      refuseAny(resourceTypeMemberErrors(requested, new Set(full.resources.map((r) => r.id))));
+      return full;
     });
     return toResourceType(created);
   },

@@ -68,22 +68,28 @@ export const toResource = ({ resource: r, exceptions, bookings }: FullResource) 
 
 export const resourceHandlers: HandlersOf<'DeleteResource'> = {
   /**
-   * Deletes the resource, or (Force) deactivates it when bookings block deletion. Reading,
-   * deciding and writing run in one transaction, so a booking made meanwhile cannot slip
-   * past the check, and a refusal writes nothing. The decision needs only whether one
-   * blocking booking exists; the resource with all its bookings is read only to answer.
+   * Deletes the resource, or (Force) deactivates it when bookings block deletion. One
+   * transaction: the read that decides also locks the resource row, and the write checks
+   * the decision again, so a booking made meanwhile cannot slip past it, a concurrent
+   * delete finds nothing (404), and a refusal writes nothing. When the write finds the
+   * decision no longer holds (on PostgreSQL, a booking committed while the read waited for
+   * the lock), the second read, under the lock now held, sees every booking.
    */
   async DeleteResource({ params, query, companyId: company, store }) {
     const full = await resourcesRepository(store).transaction(async (repo) => {
-      const resource = await repo.find(company, params.Id);
-      if (!resource) throw notFound('Resource not found.');
-      const blocked = await repo.hasBookingOutside(params.Id, NON_BLOCKING_BOOKING_STATUSES);
-      const outcome = resourceDeletion(blocked, query.Force === true);
-      if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
-      if (outcome === 'deactivate') return repo.withNested(await repo.deactivate(company, params.Id, new Date().toISOString()));
-      const found = await repo.withNested(resource);
-      await repo.remove(company, params.Id);
-      return found;
+      for (let read = 1; read <= 2; read++) {
+        const found = await repo.findForDeletion(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
+        if (!found) throw notFound('Resource not found.');
+        const outcome = resourceDeletion(found.blocked, query.Force === true);
+        if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
+        if (outcome === 'delete' && (await repo.removeUnlessBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES))) return found.full;
+        if (outcome === 'deactivate') {
+          const row = await repo.deactivateIfBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES, new Date().toISOString());
+          if (row) return { ...found.full, resource: row };
+        }
+      }
+      // Not reached: the second read runs under the row lock, so its decision holds for the write.
+      throw new Error(`The bookings of resource ${params.Id} changed while its row was locked.`);
     });
     return toResource(full);
   },

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { nulCharacterErrors } from '../domain/nul.js';
+import { refuseAny } from '../domain/refusals.js';
 import { coerceToSchema } from '../http/coercion.js';
 import { ApiError } from '../http/errors.js';
 import { accessHooks } from './access.js';
@@ -67,6 +69,8 @@ export const routeHooksPlugin = fp(
         async (request: FastifyRequest) => {
           readBody(route, request);
           access.authorizeBody(request);
+          // Every value is text or typed by now: one check for NUL characters in all of them.
+          refuseAny([request.params, request.query, request.body].flatMap((values) => nulCharacterErrors(values)));
         },
       ];
       routeOptions.preHandler = [async (request: FastifyRequest) => access.resolveCompany(request)];

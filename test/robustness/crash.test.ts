@@ -1,13 +1,20 @@
 import { statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import t from 'tap';
+import { openStore } from '../../src/store/db.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { TEST_SECRET, token } from '../helper.js';
-import { prepareDatabase, startServer, tempDatabase } from './server-process.js';
+import { engine } from '../test-store.js';
+import { prepareDatabase, serverDatabase, startServer } from './server-process.js';
 
 // Acknowledged writes survive a crash: writes stream in with bounded concurrency, the
 // server is SIGKILLed in the middle, and every write that was answered 200 must be in the
-// file afterwards, the file intact, and the server able to start on it again.
+// store afterwards, the store consistent, and the server able to start on it again.
+// SQLite: the file is recovered from its write-ahead log when it is opened again, and is
+// checked with SQLite's own integrity and foreign-key checks. PostgreSQL: the server keeps
+// running; what is under test is that the killed process's open transactions are rolled
+// back (its connections end), and nothing it acknowledged is lost or half-written.
 
 const CODE = { id: 9101, sign: 'CRASH-GIFT' };
 const WORKERS = 16;
@@ -27,7 +34,7 @@ const data = {
 };
 
 t.test('every acknowledged write survives SIGKILL mid-load', async (t) => {
-  const db = tempDatabase();
+  const db = await serverDatabase();
   t.teardown(db.cleanup);
   await prepareDatabase(db.url, data);
   const env = { DATABASE_URL: db.url, AUTH_JWT_SECRET: TEST_SECRET, DEMO_DATA: 'false', RATE_LIMIT_MAX: '0' };
@@ -80,29 +87,54 @@ t.test('every acknowledged write survives SIGKILL mid-load', async (t) => {
   t.ok(ackedTypes.size + ackedTransactions.size >= KILL_AFTER_ACKS, `acknowledged: ${ackedTypes.size} types, ${ackedTransactions.size} transactions`);
   t.ok(failedAfterKill > 0, `${failedAfterKill} writes were in flight at the kill`);
   t.equal(server.child.signalCode, 'SIGKILL');
-  // The acknowledged writes sit in the write-ahead log, not yet in the main file: opening
-  // it below runs SQLite's recovery, which is what is under test.
-  t.ok(statSync(`${db.path}-wal`).size > 0, 'the WAL holds the last writes at the kill');
 
-  t.test('the file is intact and holds every acknowledged write', async (t) => {
-    const file = new SQLite(db.path);
-    t.teardown(() => file.close());
-    t.equal(file.pragma('integrity_check', { simple: true }), 'ok', 'PRAGMA integrity_check');
-    t.equal((file.pragma('foreign_key_check') as unknown[]).length, 0, 'PRAGMA foreign_key_check');
-    const types = new Map(
-      (file.prepare("select id, name from resource_types where name like 'Crash type %'").all() as { id: number; name: string }[]).map((r) => [r.id, r.name]),
-    );
+  if (db.path) {
+    const path = db.path;
+    t.test('SQLite: the file is intact after recovering its write-ahead log', async (t) => {
+      // The acknowledged writes sit in the write-ahead log, not yet in the main file: opening
+      // it runs SQLite's recovery, which is what is under test.
+      t.ok(statSync(`${path}-wal`).size > 0, 'the WAL holds the last writes at the kill');
+      const file = new SQLite(path);
+      t.teardown(() => file.close());
+      t.equal(file.pragma('integrity_check', { simple: true }), 'ok', 'PRAGMA integrity_check');
+      t.equal((file.pragma('foreign_key_check') as unknown[]).length, 0, 'PRAGMA foreign_key_check');
+    });
+  } else {
+    t.test('PostgreSQL: the killed process\'s transactions were rolled back and its sessions ended', async (t) => {
+      const store = await openStore(db.url, { migrate: false });
+      t.teardown(() => store.close());
+      let others = -1;
+      for (let waited = 0; waited < 10000 && others !== 0; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const { rows } = await sql<{ n: number }>`
+          select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(store.db);
+        others = Number(rows[0].n);
+      }
+      t.equal(others, 0, 'no session of the killed process is left (none holds a lock or an open transaction)');
+    });
+  }
+
+  t.test(`the store holds every acknowledged write, consistently (${engine})`, async (t) => {
+    const store = await openStore(db.url, { migrate: false });
+    t.teardown(() => store.close());
+    const { db: kysely } = store;
+    const stored = await kysely.selectFrom('resource_types').select(['id', 'name']).where('name', 'like', 'Crash type %').execute();
+    const types = new Map(stored.map((r) => [r.id, r.name]));
     const missingTypes = [...ackedTypes].filter(([id, name]) => types.get(id) !== name);
     t.same(missingTypes, [], `all ${ackedTypes.size} acknowledged resource types are there`);
-    const members = file.prepare('select count(*) as n from resource_type_resources where resource_type_id in (select id from resource_types where name like ?)').get('Crash type %') as { n: number };
-    t.equal(members.n, types.size, 'each stored type has its resource (no half-written type)');
-    const transactions = new Set((file.prepare('select id from rebate_code_transactions where rebate_code_id = ?').all(CODE.id) as { id: number }[]).map((r) => r.id));
+    const members = await kysely.selectFrom('resource_type_resources').select('resource_type_id').where('resource_type_id', 'in', [0, ...types.keys()]).execute();
+    t.equal(members.length, types.size, 'each stored type has its resource (no half-written type)');
+    const { rows: orphans } = await sql<{ n: number }>`
+      select (select count(*) from resource_type_resources l where not exists (select 1 from resource_types x where x.id = l.resource_type_id))
+           + (select count(*) from rebate_code_transactions x where not exists (select 1 from rebate_codes c where c.id = x.rebate_code_id)) as n`.execute(kysely);
+    t.equal(Number(orphans[0].n), 0, 'no link or transaction row without its parent');
+    const transactions = new Set((await kysely.selectFrom('rebate_code_transactions').select('id').where('rebate_code_id', '=', CODE.id).execute()).map((r) => r.id));
     t.same([...ackedTransactions].filter((id) => !transactions.has(id)), [], `all ${ackedTransactions.size} acknowledged transactions are there`);
-    const code = file.prepare('select remaining_amount from rebate_codes where id = ?').get(CODE.id) as { remaining_amount: number };
+    const code = await kysely.selectFrom('rebate_codes').select('remaining_amount').where('id', '=', CODE.id).executeTakeFirstOrThrow();
     t.equal(code.remaining_amount, transactions.size, 'the balance matches the stored transactions (each +1): nothing half-applied');
   });
 
-  t.test('the server starts again on the same file and serves the acknowledged writes', async (t) => {
+  t.test('the server starts again on the same store and serves the acknowledged writes', async (t) => {
     const again = await startServer(env);
     t.teardown(() => again.stop());
     const res = await fetch(

@@ -3,7 +3,7 @@ import t from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
 import { buildTestApp, expectRefusal, snapshot, TEST_SECRET, token, WRITE } from '../helper.js';
-import { startServer, tempDatabase } from './server-process.js';
+import { serverDatabase, startServer } from './server-process.js';
 
 // Abuse limits, each set by configuration (src/config.ts) and answered in the API's error
 // shape. The helper's inject checks every answer against the contract, so a 413 or 429 is
@@ -113,7 +113,7 @@ async function stalledRequest(port: number, head: string, trickleMs?: number) {
 }
 
 t.test('REQUEST_TIMEOUT_MS on a real socket: a stalled or trickled body is cut off within the timeout', async (t) => {
-  const db = tempDatabase();
+  const db = await serverDatabase();
   t.teardown(db.cleanup);
   const timeout = 1000;
   const server = await startServer({ DATABASE_URL: db.url, AUTH_JWT_SECRET: TEST_SECRET, DEMO_DATA: 'false', REQUEST_TIMEOUT_MS: String(timeout) });

@@ -1,13 +1,14 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
 import { maskUrl } from '../../src/http/log-redaction.js';
 import { openStore } from '../../src/store/db.js';
 import { DEMO_COMPANY_A, loadDemoData } from '../../src/store/demo-data.js';
 import { TEST_SECRET, rawExchange, testConfig, token } from '../helper.js';
+import { freshDatabase } from '../test-store.js';
 
 // No leaks: at the most verbose level, across successes, refusals, malformed requests and
 // 500s, the logs never hold credentials, webhook secrets or the personal data of a request.
@@ -37,17 +38,25 @@ function readable(logs: string): string {
     .join('\n');
 }
 
-t.test('the logs hold no credentials, secrets or personal data of requests', async (t) => {
-  let logs = '';
-  const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
-  const config = testConfig({ LOG_LEVEL: 'trace' });
+/** The app at the most verbose level on a fresh store of the engine under test, closed when the test ends. */
+async function tracedApp(t: Test, logStream: Writable) {
+  const database = await freshDatabase();
+  const config = testConfig({ LOG_LEVEL: 'trace', DATABASE_URL: database.url });
   const store = await openStore(config.DATABASE_URL);
-  await loadDemoData(store);
   const app = await buildApp(config, { store, logStream });
   t.teardown(async () => {
     await app.close();
     await store.close();
+    await database.drop();
   });
+  return { app, store };
+}
+
+t.test('the logs hold no credentials, secrets or personal data of requests', async (t) => {
+  let logs = '';
+  const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
+  const { app, store } = await tracedApp(t, logStream);
+  await loadDemoData(store);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as net.AddressInfo).port;
 
@@ -132,13 +141,7 @@ t.test('maskUrl keeps the path and the declared parameter names, never a value',
 t.test('a token sent under any query parameter name is never logged', async (t) => {
   let logs = '';
   const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
-  const config = testConfig({ LOG_LEVEL: 'trace' });
-  const store = await openStore(config.DATABASE_URL);
-  const app = await buildApp(config, { store, logStream });
-  t.teardown(async () => {
-    await app.close();
-    await store.close();
-  });
+  const { app } = await tracedApp(t, logStream);
   const jwt = await token(DEMO_COMPANY_A);
   const names = ['jwt', 'auth', 'Authorization', 'bearer', 'apikey', 'api_key', 'key', 'sig', 'code', 'session', 'Take', 'format', jwt];
   for (const name of names) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
 import { importData } from '../../src/store/import.js';
+import { engine, freshDatabase } from '../test-store.js';
 
 /**
  * The server as a user runs it: `src/server.ts` in its own process on a real socket
@@ -112,6 +113,20 @@ export function tempDatabase(prefix = 'booking-robust-'): { dir: string; path: s
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const path = join(dir, 'booking.sqlite');
   return { dir, path, url: `file:${path}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A database for a server process, of the engine under test (../test-store.ts): a
+ * temporary SQLite file (`path` says where), or a fresh PostgreSQL database (no `path`).
+ * `cleanup` removes it, once nothing uses it any more.
+ */
+export async function serverDatabase(prefix?: string): Promise<{ url: string; path?: string; cleanup(): Promise<void> }> {
+  if (engine === 'postgres') {
+    const database = await freshDatabase();
+    return { url: database.url, cleanup: database.drop };
+  }
+  const file = tempDatabase(prefix);
+  return { url: file.url, path: file.path, cleanup: async () => file.cleanup() };
 }
 
 /** Creates (migrates) the database file and loads a data file (§5) into it, then closes it. */

@@ -2,7 +2,17 @@ import t from 'tap';
 import type { Store } from '../../src/store/db.js';
 import { rebateCodeSignKey } from '../../src/store/sign-key.js';
 import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
+import { engine } from '../test-store.js';
 import { memoryStore } from './store-helper.js';
+
+// The schema's constraints, enforced by the engine under test (../test-store.ts). The
+// engines name a violation differently: SQLite by an SQLITE_CONSTRAINT_* code, PostgreSQL
+// by its SQLSTATE.
+
+const violation = {
+  sqlite: { foreignKey: 'SQLITE_CONSTRAINT_FOREIGNKEY', unique: 'SQLITE_CONSTRAINT_UNIQUE', check: 'SQLITE_CONSTRAINT_CHECK' },
+  postgres: { foreignKey: '23503', unique: '23505', check: '23514' },
+}[engine];
 
 const now = '2026-11-21T14:00:00.000Z';
 
@@ -24,7 +34,7 @@ t.test('foreign keys are enforced', async (t) => {
   const store = await memoryStore(t);
   await t.rejects(
     store.db.insertInto('services').values({ company_id: A, name: 'orphan', description: null, image_url: null }).execute(),
-    { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' },
+    { code: violation.foreignKey },
   );
 });
 
@@ -61,8 +71,8 @@ t.test('a rebate code sign is unique per company, regardless of case', async (t)
   await twoCompanies(store);
   const { db } = store;
   await db.insertInto('rebate_codes').values(rebateCode(A, 'Summer10')).execute();
-  await t.rejects(db.insertInto('rebate_codes').values(rebateCode(A, 'SUMMER10')).execute(), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-  await t.rejects(db.insertInto('rebate_codes').values(rebateCode(A, ' summer10 ')).execute(), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+  await t.rejects(db.insertInto('rebate_codes').values(rebateCode(A, 'SUMMER10')).execute(), { code: violation.unique });
+  await t.rejects(db.insertInto('rebate_codes').values(rebateCode(A, ' summer10 ')).execute(), { code: violation.unique });
   await db.insertInto('rebate_codes').values(rebateCode(B, 'summer10')).execute(); // another company may use it
   t.pass('same sign accepted in another company');
 });
@@ -72,7 +82,7 @@ t.test('CHECK constraints refuse impossible values', async (t) => {
   await twoCompanies(store);
   const { db } = store;
   const code = await db.insertInto('rebate_codes').values(rebateCode(A, 'X')).returning('id').executeTakeFirstOrThrow();
-  const check = { code: 'SQLITE_CONSTRAINT_CHECK' };
+  const check = { code: violation.check };
   await t.rejects(db.insertInto('tags').values({ company_id: A, name: 't', scope: null, color: null, active: 2 as 1, created_date: now }).execute(), check, 'boolean 0/1');
   await t.rejects(db.insertInto('rebate_code_days').values({ rebate_code_id: code.id, day_of_week: 8 }).execute(), check, 'day 1..7');
   await t.rejects(db.insertInto('rebate_code_days').values({ rebate_code_id: code.id, day_of_week: 0 }).execute(), check, 'day 1..7');

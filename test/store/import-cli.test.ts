@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { openStore } from '../../src/store/db.js';
 import { demoData } from '../../src/store/demo-data.js';
+import { freshDatabase } from '../test-store.js';
 import { rowCounts } from './store-helper.js';
 
-// product-decisions §1: `npm run import -- <file.json>`, all or nothing.
+// product-decisions §1: `npm run import -- <file.json>`, all or nothing, into the store
+// DATABASE_URL names: an SQLite file, or a fresh PostgreSQL database (../test-store.ts).
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -24,6 +26,13 @@ async function importCli(file: string, databaseUrl: string) {
   }
 }
 
+/** The DATABASE_URL of an empty database of the engine under test, removed when the test ends. */
+async function database(t: Test, dir: string): Promise<string> {
+  const fresh = await freshDatabase(`file:${join(dir, 'x.sqlite')}`);
+  t.teardown(fresh.drop);
+  return fresh.url;
+}
+
 async function counts(databaseUrl: string) {
   const store = await openStore(databaseUrl);
   try {
@@ -35,7 +44,7 @@ async function counts(databaseUrl: string) {
 
 t.test('a good file is imported: exit 0 and a one-line summary', async (t) => {
   const dir = t.testdir({ 'demo.json': JSON.stringify(demoData) });
-  const url = `file:${join(dir, 'x.sqlite')}`;
+  const url = await database(t, dir);
   const res = await importCli(join(dir, 'demo.json'), url);
   t.equal(res.code, 0, res.stderr);
   t.match(res.stdout, /^Imported \d+ item\(s\) into .*2 Companies.*\.\n$/);
@@ -47,7 +56,7 @@ t.test('a bad file: exit 1, each error on stderr, nothing written', async (t) =>
   bad.RebateCodes[3].ValidTo = 'soon';
   bad.Services[0].Name = 42;
   const dir = t.testdir({ 'bad.json': JSON.stringify(bad) });
-  const url = `file:${join(dir, 'x.sqlite')}`;
+  const url = await database(t, dir);
   const res = await importCli(join(dir, 'bad.json'), url);
   t.equal(res.code, 1);
   t.match(res.stderr, /Services\[0\]\.Name: 'Name' must be a string\./);
@@ -59,7 +68,7 @@ t.test('a bad file: exit 1, each error on stderr, nothing written', async (t) =>
 
 t.test('a missing file or a file that is not JSON: exit 1 with a clear message', async (t) => {
   const dir = t.testdir({ 'broken.json': '{"Companies": [' });
-  const url = `file:${join(dir, 'x.sqlite')}`;
+  const url = await database(t, dir);
   const missing = await importCli(join(dir, 'nope.json'), url);
   t.equal(missing.code, 1);
   t.match(missing.stderr, /cannot read .*nope\.json/);

@@ -73,7 +73,9 @@ const CALLS: Array<[string, string, string, CallOptions?]> = [
   ['DeleteCustomField', 'DELETE', '/customfields/102'],
   ['DeleteTag', 'DELETE', '/tags/102'],
   ['CreateMessageTemplate', 'POST', '/messages/templates', { body: { TypeId: 2, Name: 'Reminder', Title: 'Reminder', Body: 'See you', Language: 'en', Services: [101] } }],
+  ['CreateMessageTemplate, for all services', 'POST', '/messages/templates', { body: { TypeId: 1, Name: 'Thanks', Title: 'Thanks', Body: 'Thank you' } }],
   ['CreateResourceType', 'POST', '/resourcetypes', { body: { Name: 'Stylists', Resources: [{ Id: 102, Priority: 1 }, { Id: 104 }] } }],
+  ['CreateResourceType, no resources', 'POST', '/resourcetypes', { body: { Name: 'Rooms' } }],
   ['UpdateWebhookEndpoint', 'PUT', `/webhook/endpoints/wh_bookings?CompanyId=${A}`, { body: { Url: 'https://hooks.example/x', EventTypes: ['resource.deleted'] } }],
 ];
 

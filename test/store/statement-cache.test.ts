@@ -2,7 +2,9 @@ import SQLite from 'better-sqlite3';
 import t from 'tap';
 import { withStatementCache } from '../../src/store/db.js';
 
-// Statements Kysely prepares are kept for reuse, bounded in number.
+// SQLite only, whatever the engine under test: the SQLite engine keeps the statements Kysely
+// prepares for reuse, bounded in number (src/store/engines/sqlite.ts). node-postgres has no
+// such cache to test: it sends each query's text with its parameters (unnamed statements).
 
 t.test('the same SQL text gets the same prepared statement; other text another', async (t) => {
   const sqlite = new SQLite(':memory:');

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../db.js';
+import { jsonHelpers, parseJson } from '../json.js';
 import type { Database, Row } from '../schema.js';
 
 export type CustomFieldRow = Row<'custom_fields'>;
@@ -13,39 +14,45 @@ export interface CustomFieldRecord {
   services: CustomFieldServiceRow[];
 }
 
-/** One field with its two nested lists: three queries, whatever the number of rows. */
+/** One field with its two nested lists: one statement, each list a JSON column. */
 async function load(db: Kysely<Database>, companyId: string, id: number): Promise<CustomFieldRecord | undefined> {
-  const field = await db.selectFrom('custom_fields').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
-  if (!field) return undefined;
-  const values = await db.selectFrom('custom_field_values').selectAll().where('custom_field_id', '=', id).orderBy('sort_order').orderBy('id').execute();
-  const services = await db
-    .selectFrom('custom_field_services as link')
-    .innerJoin('services', 'services.id', 'link.service_id')
-    .select(['services.id as id', 'services.name as name', 'services.image_url as image_url'])
-    .where('link.custom_field_id', '=', id)
-    .orderBy('services.id')
-    .execute();
-  return { field, values, services };
+  const json = jsonHelpers(db);
+  const row = await db
+    .selectFrom('custom_fields as f')
+    .selectAll('f')
+    .select([
+      json.array(
+        db.selectFrom('custom_field_values as v').select(['v.id', 'v.custom_field_id', 'v.active', 'v.sort_order', 'v.value'])
+          .where('v.custom_field_id', '=', id).orderBy('v.sort_order').orderBy('v.id'),
+      ).as('values_json'),
+      json.array(
+        db.selectFrom('custom_field_services as l').innerJoin('services as s', 's.id', 'l.service_id')
+          .select(['s.id', 's.name', 's.image_url']).where('l.custom_field_id', '=', id).orderBy('s.id'),
+      ).as('services_json'),
+    ])
+    .where('f.company_id', '=', companyId)
+    .where('f.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { values_json, services_json, ...field } = row;
+  return { field, values: parseJson(values_json), services: parseJson(services_json) };
 }
 
 /** Custom field configurations of a company. */
 export function customFieldsRepository({ db }: Store) {
   return {
     /**
-     * Deletes the field, its values and its service links in one transaction and answers
-     * them as they were; undefined (nothing deleted) when the company has no such field.
-     * The links are deleted explicitly rather than left to ON DELETE CASCADE, so the
-     * outcome does not depend on the engine enforcing foreign keys.
+     * Deletes the field and answers it as it was read just before, with its values and
+     * service links (which the schema's ON DELETE CASCADE deletes with it, enforced on both
+     * engines); undefined (nothing deleted) when the company has no such field. Two
+     * statements and no transaction: the delete alone is the write, and of two concurrent
+     * deletes of one field only one deletes it; the other answers 404, as if it came after.
      */
     async delete(companyId: string, id: number): Promise<CustomFieldRecord | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const record = await load(trx, companyId, id);
-        if (!record) return undefined;
-        await trx.deleteFrom('custom_field_services').where('custom_field_id', '=', id).execute();
-        await trx.deleteFrom('custom_field_values').where('custom_field_id', '=', id).execute();
-        await trx.deleteFrom('custom_fields').where('company_id', '=', companyId).where('id', '=', id).execute();
-        return record;
-      });
+      const record = await load(db, companyId, id);
+      if (!record) return undefined;
+      const deleted = await db.deleteFrom('custom_fields').where('company_id', '=', companyId).where('id', '=', id).returning('id').executeTakeFirst();
+      return deleted && record;
     },
   };
 }

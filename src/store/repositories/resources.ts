@@ -1,13 +1,28 @@
 import type { Kysely } from 'kysely';
+import { jsonHelpers, parseJson } from '../json.js';
+import { lockRows } from '../locks.js';
 import type { Database, Row } from '../schema.js';
 import { transactional } from '../transactions.js';
 
 export type ResourceRow = Row<'resources'>;
-export type ExceptionRow = Row<'time_exceptions'> & { resource_ids: number[] };
-export type CustomerRow = Row<'customers'> & { tags: Row<'tags'>[] };
-export type BookingRow = Row<'bookings'> & { customer?: CustomerRow };
+export type TagRow = Row<'tags'>;
+export type ExceptionRow = Omit<Row<'time_exceptions'>, 'company_id'> & { resource_ids: number[] };
+export type CustomerRow = Omit<Row<'customers'>, 'company_id' | 'comments' | 'created' | 'subscribed_to_newsletter'> & { tags: TagRow[] };
+export type BookingRow = Omit<Row<'bookings'>, 'company_id'> & { customer?: CustomerRow };
 /** A resource with its nested lists, as the Resource object shows it. */
 export type FullResource = { resource: ResourceRow; exceptions: ExceptionRow[]; bookings: BookingRow[] };
+
+// The nested rows are read as JSON columns, and SQLite's json_object cannot take `*`: the
+// columns the Resource object shows are named.
+const EXCEPTION_COLUMNS = ['e.id', 'e.is_recurring', 'e.is_block', 'e.reason_text', 'e.reason_text_public', 'e.from', 'e.to'] as const;
+const BOOKING_COLUMNS = [
+  'b.id', 'b.service_id', 'b.from', 'b.to', 'b.booked_spots', 'b.total_spots', 'b.pause_after_in_minutes', 'b.status_id', 'b.customer_id',
+] as const;
+const CUSTOMER_COLUMNS = [
+  'c.id', 'c.firstname', 'c.lastname', 'c.email', 'c.phone', 'c.social_user_name', 'c.image_url', 'c.personal_identity_number',
+  'c.corporate_identity_number', 'c.invoice_address1', 'c.invoice_address2', 'c.invoice_city', 'c.invoice_postal_code', 'c.invoice_country_code',
+] as const;
+const TAG_COLUMNS = ['t.id', 't.company_id', 't.name', 't.scope', 't.color', 't.sort_order', 't.active', 't.created_date'] as const;
 
 /**
  * Resources of a company. Takes the Kysely instance (or a transaction) so that a whole
@@ -18,61 +33,101 @@ export function resourcesRepository({ db }: { db: Kysely<Database> }) {
 }
 
 function resourcesQueries(db: Kysely<Database>) {
-  return {
-    /** The company's resource row; undefined when the company has no such resource. */
-    find(companyId: string, id: number): Promise<ResourceRow | undefined> {
-      return db.selectFrom('resources').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
-    },
+  const json = jsonHelpers(db);
 
-    /** A resource row with its exceptions and bookings, as the Resource object shows it. */
-    async withNested(resource: ResourceRow): Promise<FullResource> {
-      const [exceptions, bookings] = [await exceptionsOf(db, resource.id), await bookingsOf(db, resource.id)];
-      return { resource, exceptions, bookings };
+  /** The bookings of the resource whose status is outside `nonBlocking` (an EXISTS over the (resource_id, booking_id) index stops at the first). */
+  const blockingBookings = (resourceId: number, nonBlocking: readonly number[]) =>
+    db
+      .selectFrom('booking_resources as l')
+      .innerJoin('bookings as b', 'b.id', 'l.booking_id')
+      .select('l.booking_id')
+      .where('l.resource_id', '=', resourceId)
+      .where('b.status_id', 'not in', nonBlocking);
+
+  /** The ids of the resource's bookings, of their customers and of its time exceptions (subqueries the lists below share). */
+  const bookingIds = (resourceId: number) => db.selectFrom('booking_resources').select('booking_id').where('resource_id', '=', resourceId);
+  const customerIds = (resourceId: number) =>
+    db.selectFrom('bookings').select('customer_id').where('id', 'in', bookingIds(resourceId)).where('customer_id', 'is not', null);
+  const exceptionIds = (resourceId: number) =>
+    db.selectFrom('time_exception_resources').select('time_exception_id').where('resource_id', '=', resourceId);
+
+  return {
+    /**
+     * The company's resource with every list the Resource object shows, and whether a
+     * booking outside `nonBlocking` blocks deleting it: one statement, which locks the row
+     * for the write that follows (store/locks.ts). Undefined when the company has no such
+     * resource (or it was deleted while this waited for the lock).
+     */
+    async findForDeletion(companyId: string, id: number, nonBlocking: readonly number[]): Promise<{ full: FullResource; blocked: boolean } | undefined> {
+      const row = await db
+        .selectFrom('resources as r')
+        .selectAll('r')
+        .select((eb) => [
+          eb.exists(blockingBookings(id, nonBlocking)).as('blocked'),
+          json.array(db.selectFrom('time_exceptions as e').select(EXCEPTION_COLUMNS).where('e.id', 'in', exceptionIds(id)).orderBy('e.from').orderBy('e.id')).as('exceptions_json'),
+          json.array(
+            db.selectFrom('time_exception_resources as x').select(['x.time_exception_id', 'x.resource_id'])
+              .where('x.time_exception_id', 'in', exceptionIds(id)).orderBy('x.resource_id'),
+          ).as('exception_links_json'),
+          json.array(db.selectFrom('bookings as b').select(BOOKING_COLUMNS).where('b.id', 'in', bookingIds(id)).orderBy('b.from').orderBy('b.id')).as('bookings_json'),
+          json.array(db.selectFrom('customers as c').select(CUSTOMER_COLUMNS).where('c.id', 'in', customerIds(id))).as('customers_json'),
+          json.array(
+            db.selectFrom('customer_tags as ct').innerJoin('tags as t', 't.id', 'ct.tag_id').select(TAG_COLUMNS).select('ct.customer_id')
+              .where('ct.customer_id', 'in', customerIds(id)).orderBy('t.sort_order').orderBy('t.id'),
+          ).as('tags_json'),
+        ])
+        .where('r.company_id', '=', companyId)
+        .where('r.id', '=', id)
+        .$call(lockRows(db, 'update'))
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { blocked, exceptions_json, exception_links_json, bookings_json, customers_json, tags_json, ...resource } = row;
+      const links = groupBy(parseJson(exception_links_json), (link) => link.time_exception_id);
+      const tags = groupBy(parseJson(tags_json), (tag) => tag.customer_id);
+      const customers = new Map(
+        parseJson(customers_json).map((c) => [c.id, { ...c, tags: (tags.get(c.id) ?? []).map(({ customer_id: _, ...tag }) => tag) }]),
+      );
+      const full: FullResource = {
+        resource,
+        exceptions: parseJson(exceptions_json).map((e) => ({ ...e, resource_ids: (links.get(e.id) ?? []).map((l) => l.resource_id) })),
+        bookings: parseJson(bookings_json).map((b) => ({ ...b, customer: b.customer_id ? customers.get(b.customer_id) : undefined })),
+      };
+      // EXISTS is a boolean on PostgreSQL, 0/1 on SQLite.
+      return { full, blocked: Boolean(blocked) };
     },
 
     /**
-     * Whether a booking of the resource has a status outside `nonBlocking`: one EXISTS over
-     * the (resource_id, booking_id) index that stops at the first such booking, however
-     * many bookings the resource has.
+     * Deletes the resource unless a booking outside `nonBlocking` blocks it, checked again
+     * in this statement; answers whether it was deleted. The schema cascades the deletion
+     * to its links (bookings', time exceptions' and resource types'), enforced on both
+     * engines; the bookings and time exceptions themselves are kept (company data).
      */
-    async hasBookingOutside(resourceId: number, nonBlocking: readonly number[]): Promise<boolean> {
+    async removeUnlessBlocked(companyId: string, id: number, nonBlocking: readonly number[]): Promise<boolean> {
       const row = await db
-        .selectFrom('booking_resources as l')
-        .innerJoin('bookings as b', 'b.id', 'l.booking_id')
-        .select('l.booking_id')
-        .where('l.resource_id', '=', resourceId)
-        .where('b.status_id', 'not in', nonBlocking)
-        .limit(1)
+        .deleteFrom('resources')
+        .where('company_id', '=', companyId)
+        .where('id', '=', id)
+        .where((eb) => eb.not(eb.exists(blockingBookings(id, nonBlocking))))
+        .returning('id')
         .executeTakeFirst();
       return row !== undefined;
     },
 
-    /** Active = 0, Updated = now; answers the row as it now is. */
-    deactivate(companyId: string, id: number, now: string): Promise<ResourceRow> {
+    /** Active = 0, Updated = now, if a booking outside `nonBlocking` still blocks deletion (checked in this statement); answers the row as it now is. */
+    deactivateIfBlocked(companyId: string, id: number, nonBlocking: readonly number[], now: string): Promise<ResourceRow | undefined> {
       return db
         .updateTable('resources')
         .set({ active: 0, updated: now })
         .where('company_id', '=', companyId)
         .where('id', '=', id)
+        .where((eb) => eb.exists(blockingBookings(id, nonBlocking)))
         .returningAll()
-        .executeTakeFirstOrThrow();
-    },
-
-    /**
-     * Deletes the resource and its links. The schema cascades these, but deleting them
-     * explicitly keeps the operation correct where foreign keys are not enforced; the
-     * linked bookings and time exceptions themselves are kept (they are company data).
-     */
-    async remove(companyId: string, id: number): Promise<void> {
-      await db.deleteFrom('booking_resources').where('resource_id', '=', id).execute();
-      await db.deleteFrom('time_exception_resources').where('resource_id', '=', id).execute();
-      await db.deleteFrom('resource_type_resources').where('resource_id', '=', id).execute();
-      await db.deleteFrom('resources').where('company_id', '=', companyId).where('id', '=', id).execute();
+        .executeTakeFirst();
     },
   };
 }
 
-/** Groups rows by a key (for attaching a nested list loaded in one query). */
+/** Groups rows by a key (for attaching a nested list read as one JSON column). */
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const row of rows) {
@@ -81,62 +136,4 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
     else groups.set(key(row), [row]);
   }
   return groups;
-}
-
-/**
- * The resource's time exceptions, each with all its owning resources: two queries. The
- * nested lists are selected by subquery, so no id list (and no parameter limit) is involved.
- */
-async function exceptionsOf(db: Kysely<Database>, resourceId: number): Promise<ExceptionRow[]> {
-  const ownIds = db.selectFrom('time_exception_resources').select('time_exception_id').where('resource_id', '=', resourceId);
-  const rows = await db
-    .selectFrom('time_exceptions')
-    .selectAll()
-    .where('id', 'in', ownIds)
-    .orderBy('from')
-    .orderBy('id')
-    .execute();
-  if (rows.length === 0) return [];
-  const links = await db
-    .selectFrom('time_exception_resources')
-    .selectAll()
-    .where('time_exception_id', 'in', ownIds)
-    .orderBy('resource_id')
-    .execute();
-  const byException = groupBy(links, (l) => l.time_exception_id);
-  return rows.map((row) => ({ ...row, resource_ids: (byException.get(row.id) ?? []).map((l) => l.resource_id) }));
-}
-
-/** The resource's bookings with their customers and the customers' tags: three queries. */
-async function bookingsOf(db: Kysely<Database>, resourceId: number): Promise<BookingRow[]> {
-  const rows = await db
-    .selectFrom('bookings as b')
-    .innerJoin('booking_resources as l', 'l.booking_id', 'b.id')
-    .selectAll('b')
-    .where('l.resource_id', '=', resourceId)
-    .orderBy('b.from')
-    .orderBy('b.id')
-    .execute();
-  if (!rows.some((r) => r.customer_id)) return rows;
-  const customerIds = db
-    .selectFrom('bookings as b')
-    .innerJoin('booking_resources as l', 'l.booking_id', 'b.id')
-    .select('b.customer_id')
-    .where('l.resource_id', '=', resourceId)
-    .where('b.customer_id', 'is not', null);
-  const customers = await db.selectFrom('customers').selectAll().where('id', 'in', customerIds).execute();
-  const tags = await db
-    .selectFrom('customer_tags as ct')
-    .innerJoin('tags as t', 't.id', 'ct.tag_id')
-    .selectAll('t')
-    .select('ct.customer_id')
-    .where('ct.customer_id', 'in', customerIds)
-    .orderBy('t.sort_order')
-    .orderBy('t.id')
-    .execute();
-  const tagsOf = groupBy(tags, (t) => t.customer_id);
-  const byId = new Map(
-    customers.map((c) => [c.id, { ...c, tags: (tagsOf.get(c.id) ?? []).map(({ customer_id: _, ...tag }) => tag) }]),
-  );
-  return rows.map((row) => ({ ...row, customer: row.customer_id ? byId.get(row.customer_id) : undefined }));
 }
