@@ -98,7 +98,8 @@ t.test('opening a migrated database again is idempotent and keeps its data', asy
   t.same(rows.map((row) => row.name), Object.keys(migrations), 'each migration recorded once');
 });
 
-t.test('SQLite only: a file database runs in WAL mode with foreign keys enforced', { skip: engine !== 'sqlite' && 'SQLite PRAGMAs' }, async (t) => {
+// SQLite PRAGMAs: the SQLite half of the suite has this test; PostgreSQL enforces foreign keys always.
+if (engine === 'sqlite') t.test('SQLite only: a file database runs in WAL mode with foreign keys enforced', async (t) => {
   const store = await openStore(await reopenable(t, 'pragmas'));
   t.teardown(() => store.close());
   const { rows: mode } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
