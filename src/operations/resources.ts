@@ -77,6 +77,13 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
    */
   async DeleteResource({ params, query, companyId: company, store }) {
     const full = await resourcesRepository(store).transaction(async (repo) => {
+      // Without Force, bookings that block mean 409: decide that first, so a refusal never
+      // pays for reading the resource's bookings (bench/results.md: DeleteResource, 409).
+      if (query.Force !== true) {
+        const blocked = await repo.isBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
+        if (blocked === undefined) throw notFound('Resource not found.');
+        if (blocked) throw conflict(BOOKINGS_BLOCK_DELETION);
+      }
       for (let read = 1; read <= 2; read++) {
         const found = await repo.findForDeletion(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
         if (!found) throw notFound('Resource not found.');

@@ -58,6 +58,13 @@ function resourcesQueries(db: Kysely<Database>) {
      * for the write that follows (store/locks.ts). Undefined when the company has no such
      * resource (or it was deleted while this waited for the lock).
      */
+    /** Whether bookings block deleting the company's resource (locked like findForDeletion); undefined when there is none. */
+    async isBlocked(companyId: string, id: number, nonBlocking: readonly number[]): Promise<boolean | undefined> {
+      const row = await db.selectFrom('resources as r').select((eb) => eb.exists(blockingBookings(id, nonBlocking)).as('blocked'))
+        .where('r.company_id', '=', companyId).where('r.id', '=', id).$call(lockRows(db, 'update')).executeTakeFirst();
+      return row === undefined ? undefined : Boolean(row.blocked);
+    },
+
     async findForDeletion(companyId: string, id: number, nonBlocking: readonly number[]): Promise<{ full: FullResource; blocked: boolean } | undefined> {
       const row = await db
         .selectFrom('resources as r')
