@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isEmpty, type Store } from './db.js';
+import { withRetries } from './transactions.js';
 import type { AnyCollection, Collection, FileItems, WriteContext } from './import/collection.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './import/collections/index.js';
 import { formatIssue, itemIssue, type ImportIssue } from './import/issues.js';
@@ -76,7 +77,8 @@ export async function importData(store: Store, data: unknown, options: ImportOpt
     await store.syncIds(trx);
     return summary;
   };
-  return options.onlyIntoEmptyStore ? store.exclusive(checkAndWrite) : store.db.transaction().execute(checkAndWrite);
+  // Re-run whole on a serialization failure or deadlock, like every other write of the store.
+  return withRetries(() => (options.onlyIntoEmptyStore ? store.exclusive(checkAndWrite) : store.db.transaction().execute(checkAndWrite)));
 }
 
 async function validate(db: Kysely<Database>, data: unknown): Promise<{ valid: ValidItem[]; issues: ImportIssue[] }> {
