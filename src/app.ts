@@ -11,19 +11,24 @@ import { operationsPlugin } from './plugins/operations.js';
 import { protectionPlugin } from './plugins/protection.js';
 import { routeHooksPlugin } from './plugins/route-hooks.js';
 import { storePlugin } from './plugins/store.js';
+import { webhooksPlugin } from './plugins/webhooks.js';
 import type { Store } from './store/db.js';
+import type { ResolveAll } from './webhooks/send.js';
 
 export interface AppOptions {
   /** an open store to use (the caller closes it); by default the app opens DATABASE_URL */
   store?: Store;
   /** where logs go (tests capture them); by default stdout */
   logStream?: NodeJS.WritableStream;
+  /** how webhook deliveries resolve host names; by default DNS */
+  resolveHost?: ResolveAll;
 }
 
 /**
  * Builds the application: the Fastify instance with its server options, then the plugins
  * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
- * (before the rate limits read the routes), protection, docs, and last the operations.
+ * (before the rate limits read the routes), protection, docs, the webhook deliveries, and
+ * last the operations.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -58,6 +63,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(routeHooksPlugin);
   await app.register(protectionPlugin);
   await app.register(docsPlugin);
+  await app.register(webhooksPlugin, { resolve: options.resolveHost });
   await app.register(operationsPlugin);
   return app;
 }

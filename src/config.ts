@@ -1,4 +1,5 @@
 import envSchema from 'env-schema';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/schedule.js';
 
 /**
  * The server's configuration: every environment variable is read and validated here,
@@ -26,6 +27,11 @@ export interface Config {
   REBATE_LOOKUP_RATE_LIMIT_MAX: number;
   CORS_ORIGINS: string;
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  WEBHOOK_DELIVERY: boolean;
+  WEBHOOK_RETRY_SCHEDULE: string;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_POLL_INTERVAL_MS: number;
+  WEBHOOK_CONCURRENCY: number;
   REDIS_URL?: string;
 }
 
@@ -61,6 +67,12 @@ const schema = {
     REBATE_LOOKUP_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
     CORS_ORIGINS: { type: 'string', default: '' },
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
+    // Whether this node delivers webhooks; off for nodes that should only serve requests.
+    WEBHOOK_DELIVERY: { type: 'boolean', default: true },
+    WEBHOOK_RETRY_SCHEDULE: { type: 'string', default: DEFAULT_RETRY_SCHEDULE },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 15000 },
+    WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 10, maximum: 3600000, default: 1000 },
+    WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     // Where the rate-limit counters are shared by every node; unset, each node counts alone.
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
   },
@@ -82,10 +94,14 @@ export function loadConfig(
     if (value !== undefined && value !== '') data[key] = value;
   }
   Object.assign(data, overrides);
+  let config: Config;
   try {
-    return envSchema<Config>({ schema, data, env: false, dotenv: false });
+    config = envSchema<Config>({ schema, data, env: false, dotenv: false });
   } catch (err) {
     const message = (err as Error).message.replace(/\/?env\//g, '').replace(/^\//, '');
     throw new ConfigError(`Invalid configuration: ${message}`);
   }
+  const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
+  if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
+  return config;
 }

@@ -10,6 +10,7 @@ import { addServerFormats } from '../src/http/formats.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { freshDatabase } from './test-store.js';
 import { importData } from '../src/store/import.js';
+import type { ResolveAll } from '../src/webhooks/send.js';
 import { TEST_SECRET, WRITE, callRequest, type CallOptions, type Caller, type Method } from './requests.js';
 
 // One place for what tests share: the app (here), requests and callers (requests.ts), the
@@ -26,6 +27,9 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
       AUTH_JWT_SECRET: TEST_SECRET,
       LOG_LEVEL: 'silent',
       DEMO_DATA: false,
+      // Webhooks are recorded but not delivered unless a test is about deliveries: the test
+      // data's endpoints name hosts off this machine.
+      WEBHOOK_DELIVERY: false,
       // Rate limits are off unless a test is about them.
       RATE_LIMIT_MAX: 0,
       REBATE_LOOKUP_RATE_LIMIT_MAX: 0,
@@ -113,13 +117,20 @@ export interface TestApp {
  */
 export async function buildTestApp(
   t: { teardown(fn: () => unknown): void },
-  options: { data?: unknown; config?: Partial<Record<keyof Config, unknown>>; as?: Caller; company?: string } = {},
+  options: {
+    data?: unknown;
+    config?: Partial<Record<keyof Config, unknown>>;
+    as?: Caller;
+    company?: string;
+    /** how webhook deliveries resolve host names (buildApp's resolveHost) */
+    resolveHost?: ResolveAll;
+  } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig({ DATABASE_URL: database.url, ...options.config });
   const store = await openStore(config.DATABASE_URL);
   if (options.data) await importData(store, options.data);
-  const app = await buildApp(config, { store });
+  const app = await buildApp(config, { store, resolveHost: options.resolveHost });
   t.teardown(async () => {
     await app.close();
     await store.close();

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import { secretKey } from '../webhooks/secret.js';
 import { invalid, label, notEmpty, type FieldError, type Wording } from './refusals.js';
 
 /**
@@ -34,6 +35,16 @@ export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes
     if (!EVENT_TYPE_PATTERN.test(name)) errors.push(invalid('RegularExpression', field, EVENT_TYPE_PATTERN_MESSAGE));
   });
   return { eventTypes: errors.length > 0 ? [] : [...new Set(eventTypes)], errors };
+}
+
+/**
+ * A secret given for an endpoint (an import) must be one the Standard Webhooks libraries
+ * read (product-decisions §6): `whsec_` and the standard base64 of 24 to 64 bytes.
+ */
+export function checkSecret(secret: string): FieldError[] {
+  return secretKey(secret)
+    ? []
+    : [invalid('InvalidSecret', 'Secret', (name) => `${name} must be whsec_ followed by the standard base64 of 24 to 64 bytes.`)];
 }
 
 /**

@@ -354,6 +354,34 @@ export interface TimeExceptions {
   to: IsoDate;
 }
 
+export interface WebhookAttempts {
+  attempted_at: IsoDate;
+  delivery_id: number;
+  duration_ms: number;
+  error: string | null;
+  id: Generated<number>;
+  next_attempt_at: IsoDate | null;
+  response: string | null;
+  status_code: number | null;
+  succeeded: Bool;
+  url: string;
+}
+
+export interface WebhookDeliveries {
+  attempts: Generated<number>;
+  company_id: string;
+  created: IsoDate;
+  endpoint_id: string;
+  event_type: string;
+  id: Generated<number>;
+  lease_expires_at: IsoDate | null;
+  lease_owner: string | null;
+  message_id: string;
+  next_attempt_at: IsoDate | null;
+  payload: string;
+  status: Generated<string>;
+}
+
 export interface WebhookEndpoints {
   company_id: string;
   created: IsoDate;
@@ -400,5 +428,7 @@ export interface DB {
   tags: Tags;
   time_exception_resources: TimeExceptionResources;
   time_exceptions: TimeExceptions;
+  webhook_attempts: WebhookAttempts;
+  webhook_deliveries: WebhookDeliveries;
   webhook_endpoints: WebhookEndpoints;
 }

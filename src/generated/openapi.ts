@@ -371,6 +371,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/endpoints/{Id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the messages sent to a webhook endpoint, with their attempts
+         * @description An extension of this API (`x-extension: true`), shaped like Svix's lists of an
+         *     endpoint's attempted messages and of its attempts. Lists the messages (events) of
+         *     the endpoint, newest first, each with its delivery `Status`, the time of its next
+         *     attempt while it is pending, and every attempt made: when, the answer's status
+         *     code, how long it took and the start of the answer's body. Paged with `Skip` and
+         *     `Take`; `Total` counts every message of the endpoint that matches `Status`.
+         */
+        get: operations["WebhookEndpointMessageQuery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1015,8 +1040,96 @@ export interface components {
             Id: string;
             Disabled: boolean;
             EventTypes: string[];
-            /** @description Secret used to sign deliveries to the endpoint. */
+            /**
+             * @description The key that signs deliveries to the endpoint, as Standard Webhooks spells it:
+             *     `whsec_` and the standard base64 of 24 to 64 bytes (32 when generated).
+             */
             Secret: string;
+        };
+        /**
+         * @description The events that writes record (see the Webhooks tag for who writes which).
+         * @enum {string}
+         */
+        WebhookEventType: "resource.deleted" | "resource.deactivated" | "resourcetype.created" | "tag.deactivated" | "customfield.deleted" | "messagetemplate.created" | "rebatecode.created" | "rebatecode.transaction.created";
+        /**
+         * @description The body of a webhook delivery. `data` is the JSON answer of the operation that
+         *     wrote the event (see the Webhooks tag for its schema per event type).
+         */
+        WebhookEvent: {
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the write happened.
+             */
+            timestamp: string;
+            /** @description The operation's JSON answer. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description A message's delivery to the endpoint: `Pending` until an attempt gets a 2xx
+         *     (`Success`), or until its retries run out, the endpoint answers `410 Gone` or is
+         *     disabled (`Fail`).
+         * @enum {string}
+         */
+        WebhookMessageStatus: "Success" | "Pending" | "Fail";
+        /** @description One attempt to deliver a message (Svix's MessageAttemptOut). */
+        WebhookAttempt: {
+            /** Format: int32 */
+            Id: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            Timestamp: string;
+            /** @description The URL the attempt was sent to. */
+            Url: string;
+            /** @enum {string} */
+            Status: "Success" | "Fail";
+            /**
+             * Format: int32
+             * @description The answer's HTTP status; absent when no answer came (see `Error`).
+             */
+            ResponseStatusCode?: number;
+            /**
+             * Format: int32
+             * @description Milliseconds from the start of the attempt to its end.
+             */
+            ResponseDurationMs: number;
+            /** @description The start of the answer's body (at most 1024 characters). */
+            Response?: string;
+            /** @description Why no answer came (refused address, connection failure, time-out). */
+            Error?: string;
+        };
+        /** @description A message sent to the endpoint (Svix's EndpointMessageOut), with its attempts. */
+        WebhookMessage: {
+            /** @description The message id, sent as `webhook-id`. */
+            Id: string;
+            EventType: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the event was written.
+             */
+            Timestamp: string;
+            Status: components["schemas"]["WebhookMessageStatus"];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while the message is pending.
+             */
+            NextAttempt?: string;
+            Payload: components["schemas"]["WebhookEvent"];
+            /** @description Every attempt so far, oldest first. */
+            Attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description A page of an endpoint's messages. */
+        QueryResponseOfWebhookMessage: {
+            /** Format: int32 */
+            Offset: number;
+            /** Format: int32 */
+            Total: number;
+            Results: components["schemas"]["WebhookMessage"][];
+            ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
         /** @description A page of booking printouts. */
         QueryResponseOfPrintoutQueryResponse: {
@@ -1891,6 +2004,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                    "text/csv": components["schemas"]["CsvText"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    WebhookEndpointMessageQuery: {
+        parameters: {
+            query?: {
+                /** @description The company; blank or omitted uses the caller's company. */
+                CompanyId?: components["parameters"]["CompanyId"];
+                /** @description Only messages with this delivery status. */
+                Status?: components["schemas"]["WebhookMessageStatus"];
+                /** @description Number of results to skip. */
+                Skip?: components["parameters"]["Skip"];
+                /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
+                Take?: components["parameters"]["Take"];
+                /**
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
+                 *     answers 406.
+                 */
+                format?: components["parameters"]["Format"];
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the endpoint's messages, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryResponseOfWebhookMessage"];
                     "text/csv": components["schemas"]["CsvText"];
                 };
             };

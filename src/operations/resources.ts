@@ -75,7 +75,7 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
    * decision no longer holds (on PostgreSQL, a booking committed while the read waited for
    * the lock), the second read, under the lock now held, sees every booking.
    */
-  async DeleteResource({ params, query, companyId: company, store }) {
+  async DeleteResource({ params, query, companyId: company, store, announce }) {
     const full = await resourcesRepository(store).transaction(async (repo) => {
       // Without Force, bookings that block mean 409: decide that first, so a refusal never
       // pays for reading the resource's bookings (bench/results.md: DeleteResource, 409).
@@ -92,7 +92,10 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
         if (outcome === 'delete' && (await repo.removeUnlessBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES))) return found.full;
         if (outcome === 'deactivate') {
           const row = await repo.deactivateIfBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES, new Date().toISOString());
-          if (row) return { ...found.full, resource: row };
+          if (row) {
+            announce('resource.deactivated');
+            return { ...found.full, resource: row };
+          }
         }
       }
       // Not reached: the second read runs under the row lock, so its decision holds for the write.

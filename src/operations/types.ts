@@ -36,6 +36,11 @@ export interface OperationContext<K extends OperationId> {
   store: Store;
   config: Config;
   log: FastifyBaseLogger;
+  /**
+   * Names the webhook event the write records, where the operation declares more than one
+   * (`x-webhook-events`); otherwise the one it declares is recorded.
+   */
+  announce(type: Schemas['WebhookEventType']): void;
 }
 
 export type Handler<K extends OperationId> = (context: OperationContext<K>) => Promise<ResultOf<K>>;

@@ -1,8 +1,45 @@
 import { checkUrlSafety, checkUrlShape, normalizeEventTypes } from '../domain/webhooks.js';
 import { notFound, refuseAny } from '../domain/refusals.js';
 import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
+import {
+  webhookDeliveriesRepository,
+  type AttemptRow,
+  type DeliveryStatus,
+  type MessageRow,
+} from '../store/repositories/webhook-deliveries.js';
 import { bool, compact } from '../store/rows.js';
+import { inTransaction } from '../store/transactions.js';
+import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
+
+type MessageStatus = Schemas['WebhookMessageStatus'];
+const STATUS_NAMES: Record<DeliveryStatus, MessageStatus> = { pending: 'Pending', succeeded: 'Success', failed: 'Fail' };
+const STATUS_OF_NAME = Object.fromEntries(Object.entries(STATUS_NAMES).map(([status, name]) => [name, status])) as Record<MessageStatus, DeliveryStatus>;
+
+/** Attempt row → WebhookAttempt (Svix's MessageAttemptOut, in this API's casing). */
+const toAttempt = (row: AttemptRow) =>
+  compact<Schemas['WebhookAttempt']>({
+    Id: row.id,
+    Timestamp: row.attempted_at,
+    Url: row.url,
+    Status: bool(row.succeeded) ? 'Success' : 'Fail',
+    ResponseStatusCode: row.status_code,
+    ResponseDurationMs: row.duration_ms,
+    Response: row.response,
+    Error: row.error,
+  });
+
+/** Delivery row → WebhookMessage (Svix's EndpointMessageOut), its attempts oldest first. */
+const toMessage = (row: MessageRow) =>
+  compact<Schemas['WebhookMessage']>({
+    Id: row.message_id,
+    EventType: row.event_type as Schemas['WebhookEventType'],
+    Timestamp: row.created,
+    Status: STATUS_NAMES[row.status as DeliveryStatus],
+    NextAttempt: row.status === 'pending' ? row.next_attempt_at : null,
+    Payload: JSON.parse(row.payload) as Schemas['WebhookEvent'],
+    Attempts: row.attempt_rows.map(toAttempt),
+  });
 
 /** Row → WebhookEndpoint, the Secret included (the caller administers the endpoint). */
 export const toWebhookEndpoint = (row: WebhookEndpointRow) =>
@@ -15,7 +52,7 @@ export const toWebhookEndpoint = (row: WebhookEndpointRow) =>
     Secret: row.secret,
   });
 
-export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
+export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpointMessageQuery'> = {
   /**
    * A replacement (product-decisions §6): Description and Disabled left out are cleared
    * (absent, false). Order: the request's own shape (400), then the endpoint (404), then
@@ -31,14 +68,34 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint'> = {
 
     refuseAny(checkUrlSafety(body.Url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }));
 
-    const row = await repository.replace(company, params.Id, {
+    const replacement = {
       url: body.Url,
       description: body.Description ?? null,
       eventTypes: events.eventTypes,
       disabled: body.Disabled ?? false,
       updated: new Date().toISOString(),
-    });
+    };
+    // Disabling an endpoint ends its pending deliveries (product-decisions §7), with the change.
+    const row = replacement.disabled
+      ? await inTransaction(store, async (tx) => {
+          const replaced = await webhooksRepository(tx).replace(company, params.Id, replacement);
+          if (replaced) await webhookDeliveriesRepository(tx).failPending(company, params.Id);
+          return replaced;
+        })
+      : await repository.replace(company, params.Id, replacement);
     if (!row) throw notFound('Webhook endpoint not found.');
     return toWebhookEndpoint(row);
+  },
+
+  /** An endpoint's messages with their attempts, newest first; another company's endpoint is 404. */
+  async WebhookEndpointMessageQuery({ params, query, companyId: company, store }) {
+    if (!(await webhooksRepository(store).find(company, params.Id))) throw notFound('Webhook endpoint not found.');
+    const page = await webhookDeliveriesRepository(store).messages(
+      company,
+      params.Id,
+      { status: query.Status ? STATUS_OF_NAME[query.Status] : undefined },
+      query,
+    );
+    return envelope(page, toMessage, {});
   },
 };

@@ -4,7 +4,14 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { handlers } from '../operations/index.js';
 import type { Handler, OperationContext, OperationId } from '../operations/types.js';
+import type { Store } from '../store/db.js';
+import { inTransaction } from '../store/transactions.js';
+import { recordEvent, type WebhookEventType } from '../webhooks/outbox.js';
 import { answer } from './formats.js';
+
+const refuseAnnouncement = (operationId: string) => (name: string) => {
+  throw new Error(`${operationId} declares no webhook events, yet announced ${name}`);
+};
 
 /**
  * The contract's operations: fastify-openapi-glue builds a route per operation from the
@@ -24,18 +31,36 @@ export async function operationsPlugin(app: FastifyInstance) {
       const handler = (handlers as Record<string, Handler<OperationId>>)[operationId];
       if (!handler) throw new Error(`The contract's operation ${operationId} has no handler`);
       return async (request: FastifyRequest, reply: FastifyReply) => {
-        const context: OperationContext<OperationId> = {
+        const route = request.routeOptions.config.route;
+        const context = (store: Store, announce: OperationContext<OperationId>['announce']): OperationContext<OperationId> => ({
           params: request.params as never,
           query: request.query as never,
           body: request.body as never,
           caller: request.caller,
           companyId: request.companyId as never,
-          store: app.store,
+          store,
           config: app.config,
           log: request.log,
-        };
-        const route = request.routeOptions.config.route;
-        return answer(request, reply, operationId, route?.csvColumns, await handler(context));
+          announce,
+        });
+        const events = route?.events ?? [];
+        if (events.length === 0) {
+          const result = await handler(context(app.store, refuseAnnouncement(operationId)));
+          return answer(request, reply, operationId, route?.csvColumns, result);
+        }
+        // A write with events: the handler and its event commit in one transaction (§7).
+        const result = await inTransaction(app.store, async (tx) => {
+          let type = events[0] as WebhookEventType;
+          const announced = (name: WebhookEventType) => {
+            if (!events.includes(name)) throw new Error(`${operationId} does not declare the event ${name}`);
+            type = name;
+          };
+          const answered = await handler(context({ ...app.store, db: tx.db }, announced));
+          await recordEvent(tx, request.companyId!, type, answered);
+          return answered;
+        });
+        app.webhooks?.nudge();
+        return answer(request, reply, operationId, route?.csvColumns, result);
       };
     },
   });

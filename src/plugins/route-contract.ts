@@ -16,6 +16,8 @@ export interface RouteContract {
   strictRateLimit: boolean;
   /** a refused role or company is 403 where the operation declares it, else 401 */
   declares403: boolean;
+  /** the webhook events the operation writes (`x-webhook-events`); the first unless the handler names another */
+  events: string[];
   /** the operation acts on a company: it takes a CompanyId in its query or body */
   actsOnCompany: boolean;
   params?: JsonSchema;
@@ -33,6 +35,7 @@ interface GlueSchema extends FastifySchema {
   'x-roles'?: string[];
   'x-any-company'?: boolean;
   'x-rate-limit'?: string;
+  'x-webhook-events'?: string[];
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: { content?: Record<string, { schema?: JsonSchema }> };
@@ -52,6 +55,7 @@ export function routeContract(schema: FastifySchema | undefined): RouteContract 
     anyCompany: s['x-any-company'] === true,
     strictRateLimit: s['x-rate-limit'] === 'strict',
     declares403: Object.hasOwn(s.response ?? {}, '403'),
+    events: s['x-webhook-events'] ?? [],
     actsOnCompany: Boolean(s.querystring?.properties?.CompanyId ?? body?.properties?.CompanyId),
     params: s.params,
     query: s.querystring,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isEmpty, type Store } from './db.js';
 import { withRetries } from './transactions.js';
@@ -7,6 +6,7 @@ import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './import/col
 import { formatIssue, itemIssue, type ImportIssue } from './import/issues.js';
 import { checkAcrossItems, type InvalidItem, type ValidItem } from './import/references.js';
 import { checkItem } from './import/validate.js';
+import { newWebhookSecret } from '../webhooks/secret.js';
 import type { Database } from './schema.js';
 
 export { COLLECTION_NAMES, formatIssue, type CollectionName, type ImportIssue };
@@ -57,7 +57,7 @@ export async function importData(store: Store, data: unknown, options?: ImportOp
 export async function importData(store: Store, data: unknown, options: ImportOptions = {}): Promise<ImportSummary | undefined> {
   const ctx: WriteContext = {
     now: (options.now ?? new Date()).toISOString(),
-    newWebhookSecret: () => `whsec_${randomBytes(32).toString('base64url')}`,
+    newWebhookSecret,
   };
   // The file is checked against the stored rows inside the transaction that writes it, so
   // what it was checked against is what it is written into, whoever else writes meanwhile.

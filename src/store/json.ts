@@ -47,3 +47,14 @@ export function parseJson<T>(value: Json<T>): T {
   const raw: unknown = value;
   return (typeof raw === 'string' ? JSON.parse(raw) : raw) as T;
 }
+
+/**
+ * Whether the JSON array of strings in `column` holds `value` (exact, case-sensitive):
+ * SQLite walks it with json_each, PostgreSQL reads it as jsonb (`jsonb_exists` is the
+ * function behind its `?` operator, which would clash with bind markers).
+ */
+export function jsonTextArrayContains(db: Kysely<any>, column: string, value: string): RawBuilder<boolean> {
+  return isPostgres(db)
+    ? sql<boolean>`jsonb_exists(${sql.ref(column)}::jsonb, ${value})`
+    : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`;
+}

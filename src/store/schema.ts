@@ -51,7 +51,8 @@ export type { Bool, IsoDate, Timespan } from './column-types.js';
  *   increase, negative for a decrease.
  * - message_templates.sender: the e-mail sender, always null for SMS message types;
  *   language `sv` or `en`.
- * - webhook_endpoints.event_types: JSON array of event type names.
+ * - webhook_endpoints.event_types: JSON array of event type names; secret `whsec_` + base64.
+ * - webhook_deliveries / webhook_attempts: the webhook outbox and its attempts (migration 0004).
  * - mcp_usage_daily: a company's MCP tokens per UTC day (`day` is YYYY-MM-DD), kept by
  *   triggers on mcp_usage (migration 0003).
  */
@@ -92,6 +93,8 @@ const PARENTS_FIRST = [
   'message_templates',
   'message_template_services',
   'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
   'mcp_usage',
   'mcp_usage_daily',
 ] as const satisfies readonly TableName[];

@@ -167,6 +167,15 @@ export async function callEveryOperation(): Promise<unknown[]> {
     seen.push(secret);
   }
 
+  // WebhookEndpointMessageQuery GET /webhook/endpoints/{Id}/messages
+  {
+    const { data } = await client.GET('/webhook/endpoints/{Id}/messages', {
+      params: { path: { Id: 'wh_1' }, query: { CompanyId: companyId, Status: 'Pending', Take: 10 } },
+    });
+    const attempts: number | undefined = data?.Results[0]?.Attempts.length;
+    seen.push(attempts);
+  }
+
   return seen;
 }
 

@@ -109,7 +109,7 @@ function callsIn(functionName: string): string[] {
   return calls;
 }
 
-t.test('the fixture calls each of the thirteen operations of the contract exactly once', async (t) => {
+t.test('the fixture calls each operation of the contract exactly once', async (t) => {
   const contract = parse(readFileSync(contractPath, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
   const expected = Object.entries(contract.paths).flatMap(([path, item]) =>
@@ -117,7 +117,7 @@ t.test('the fixture calls each of the thirteen operations of the contract exactl
       .filter((m) => methods.includes(m))
       .map((m) => `${m.toUpperCase()} ${path}`),
   );
-  t.equal(expected.length, 13, 'the contract has thirteen operations');
+  t.equal(expected.length, 14, "the contract has the document's thirteen operations and one extension");
   t.strictSame(callsIn('callEveryOperation').sort(), expected.sort());
 });
 

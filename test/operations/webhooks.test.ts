@@ -19,7 +19,7 @@ t.test('replaces Url, EventTypes, Description and Disabled; keeps Id and Secret'
     Description: 'New hook',
     Disabled: true,
     EventTypes: ['booking.created', 'booking.canceled'],
-    Secret: 'whsec_test_a1',
+    Secret: 'whsec_dGVzdF9hMS4uLi4uLi4uLi4uLi4uLi4uLi4uLi4uLi4=',
   });
   const row = await storedEndpoint(api, 'wh-1');
   t.equal(row.created, CREATED, 'Created is kept');
@@ -31,7 +31,7 @@ t.test('a replacement: Description left out is cleared, Disabled left out is fal
   const api = await buildTestApp(t, { data: webhookData });
   const res = await api.call('PUT', WH1, { body: valid });
   t.equal(res.statusCode, 200);
-  t.strictSame(res.json(), { Id: 'wh-1', Url: PUBLIC_URL, Disabled: false, EventTypes: ['booking.created'], Secret: 'whsec_test_a1' });
+  t.strictSame(res.json(), { Id: 'wh-1', Url: PUBLIC_URL, Disabled: false, EventTypes: ['booking.created'], Secret: 'whsec_dGVzdF9hMS4uLi4uLi4uLi4uLi4uLi4uLi4uLi4uLi4=' });
   const row = await storedEndpoint(api, 'wh-1');
   t.equal(row.description, null);
   t.equal(row.disabled, 0);
@@ -128,12 +128,12 @@ t.test("another company's endpoint is 404; the same id in two companies updates 
   const unchanged = await snapshot(api.store);
   const res = await api.call('PUT', endpoint('wh-b'), { body: valid });
   t.equal(res.statusCode, 404);
-  t.notMatch(res.body, /whsec_test_b1/);
+  t.notMatch(res.body, /whsec_dGVzdF9iMS4/);
   await unchanged.assert(t);
 
   const shared = await api.call('PUT', endpoint('shared'), { body: valid });
   t.equal(shared.statusCode, 200);
-  t.equal(shared.json().Secret, 'whsec_a_shared');
+  t.equal(shared.json().Secret, 'whsec_YV9zaGFyZWQuLi4uLi4uLi4uLi4uLi4uLi4uLi4uLi4=');
   const other = await storedEndpoint(api, 'shared', COMPANY_B);
   t.equal(other.url, 'https://b.example.org/', "company B's endpoint is untouched");
 });
@@ -156,7 +156,7 @@ t.test('auth matrix', async (t) => {
   t.equal((await api.call('PUT', WH1, { body: valid, as: [SUPERADMIN] })).statusCode, 200, 'superadmin, own company');
   const other = await api.call('PUT', endpoint('wh-b', COMPANY_B), { body: valid, as: [SUPERADMIN] });
   t.equal(other.statusCode, 200, 'superadmin, another company');
-  t.equal(other.json().Secret, 'whsec_test_b1');
+  t.equal(other.json().Secret, 'whsec_dGVzdF9iMS4uLi4uLi4uLi4uLi4uLi4uLi4uLi4uLi4=');
 });
 
 t.test('CompanyId is required in the query', async (t) => {
@@ -174,7 +174,7 @@ t.test('CSV: a CSV request body and a CSV answer', async (t) => {
   t.equal(
     res.body,
     'Description,Url,Id,Disabled,EventTypes,Secret\r\n' +
-      `"Hook, CSV",${PUBLIC_URL},wh-1,true,"[booking.created,booking.canceled]",whsec_test_a1\r\n`,
+      `"Hook, CSV",${PUBLIC_URL},wh-1,true,"[booking.created,booking.canceled]",whsec_dGVzdF9hMS4uLi4uLi4uLi4uLi4uLi4uLi4uLi4uLi4=\r\n`,
   );
 });
 

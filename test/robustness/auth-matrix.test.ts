@@ -47,6 +47,7 @@ const CALLS: Record<string, (c: Company) => Call> = {
   CategoryQuery: () => ({}),
   GetMcpUsage: () => ({}),
   UpdateWebhookEndpoint: (c) => ({ path: { Id: c === 'A' ? 'wh_bookings' : 'wh_main' }, body: { Url: PUBLIC_TARGET, EventTypes: ['booking.created'] } }),
+  WebhookEndpointMessageQuery: (c) => ({ path: { Id: c === 'A' ? 'wh_bookings' : 'wh_main' } }),
 };
 
 type Credentials = 'valid' | 'none' | 'expired' | 'badSignature' | 'algNone' | 'wrongIssuer' | 'wrongAudience';

@@ -17,7 +17,7 @@ const BUYER_EMAIL = 'buyer.private@example.org';
 const RECEIVER_EMAIL = 'receiver.private@example.org';
 const LOOKUP_EMAIL = 'lookup.private@example.org';
 const PERSONAL_NUMBER = '19870613-4321';
-const DEMO_WEBHOOK_SECRET = 'whsec_c3R1ZGlvLW5vdmEtZGVtby1yZWJhdGVzLXNlY3JldA';
+const DEMO_WEBHOOK_SECRET = 'whsec_c3R1ZGlvLW5vdmEtZGVtby1yZWJhdGVzLXNlY3JldA==';
 const GIFT_CARD_SIGN = 'GIFT500';
 
 /** Log lines as text, with any serialized Buffer ({type:'Buffer',data:[…]}) decoded so its bytes are searched too. */

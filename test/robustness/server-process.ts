@@ -46,7 +46,8 @@ export function startServer(env: Record<string, string>, timeoutMs = 30000): Pro
   const [command, args] = serverCommand();
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    // Webhook deliveries are off unless asked for: the demo data's endpoints name hosts off this machine.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_DELIVERY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

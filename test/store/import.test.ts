@@ -6,6 +6,8 @@ import { memoryStore, rowCounts } from './store-helper.js';
 
 // product-decisions §5: the import data file.
 
+/** A secret as Standard Webhooks spells it: whsec_ + standard base64 of 31 bytes. */
+const GIVEN_SECRET = 'whsec_Z2l2ZW4tc2VjcmV0LWdpdmVuLXNlY3JldC1naXZlbg==';
 const CUSTOMER = '33333333-3333-4333-8333-333333333333';
 const NOW = new Date('2026-11-21T14:00:00.000Z');
 
@@ -42,7 +44,7 @@ function goodFile() {
     MessageTemplates: [{ CompanyId: A, TypeId: 2, Name: 'SMS', Title: 'Hi', Body: 'See you', Language: 'sv', Default: true, ServiceIds: [10] }],
     WebhookEndpoints: [
       { CompanyId: A, Id: 'wh1', Url: 'https://example.com/hook', EventTypes: ['booking.created'] },
-      { CompanyId: B, Id: 'wh1', Url: 'https://example.com/other', EventTypes: ['booking.created'], Secret: 'whsec_given', Disabled: true },
+      { CompanyId: B, Id: 'wh1', Url: 'https://example.com/other', EventTypes: ['booking.created'], Secret: GIVEN_SECRET, Disabled: true },
     ],
     McpUsage: [{ CompanyId: A, TokensUsed: 1200, At: '2026-11-20T10:00:00Z' }],
   };
@@ -53,7 +55,10 @@ t.test('a good file writes every collection and reports the counts', async (t) =
   const summary = await importData(store, goodFile(), { now: NOW });
   t.match(summary, { Companies: 2, Services: 1, RebateCodes: 4, WebhookEndpoints: 2, McpUsage: 1, Printouts: 1 });
   const counts = await rowCounts(store);
-  for (const [table, count] of Object.entries(counts)) t.ok(count > 0, `${table} has rows`);
+  // Webhook deliveries are written by writes through the API, never by an import.
+  const written = Object.entries(counts).filter(([table]) => !table.startsWith('webhook_') || table === 'webhook_endpoints');
+  for (const [table, count] of written) t.ok(count > 0, `${table} has rows`);
+  t.equal(counts.webhook_deliveries, 0, 'an import records no webhook events');
 });
 
 t.test('ids are kept, guids lower-cased, dates stored as ISO UTC, defaults filled', async (t) => {
@@ -84,14 +89,15 @@ t.test('rebate codes get remaining amount or usage from their type, and a sign k
   t.same(days.map((d) => d.day_of_week).sort(), [1, 7]);
 });
 
-t.test('webhook secrets are generated (whsec_ + 32 random bytes) unless given', async (t) => {
+t.test('webhook secrets are generated (whsec_ + standard base64 of 32 random bytes) unless given', async (t) => {
   const store = await memoryStore(t);
   await importData(store, goodFile(), { now: NOW });
   const hooks = await store.db.selectFrom('webhook_endpoints').selectAll().orderBy('company_id').execute();
   const generated = hooks.find((h) => h.company_id === A)!;
-  t.match(generated.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+  t.match(generated.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  t.equal(Buffer.from(generated.secret.slice(6), 'base64').length, 32);
   t.equal(generated.event_types, '["booking.created"]');
-  t.equal(hooks.find((h) => h.company_id === B)!.secret, 'whsec_given');
+  t.equal(hooks.find((h) => h.company_id === B)!.secret, GIVEN_SECRET);
 });
 
 t.test('a later file may refer to rows already in the store', async (t) => {
@@ -182,6 +188,9 @@ t.test("items are held to the contract's limits and the domain's rules, as reque
   file.MessageTemplates.push({ CompanyId: A, TypeId: 1, Name: '   ', Title: 'Hi', Body: 'Hello', Sender: 'not an address' });
   file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh2', Url: 'https://user:secret@example.com/hook', EventTypes: ['booking.created'] });
   file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh3', Url: 'https://example.com/hook', EventTypes: ['booking created'] });
+  // base64url, which the Standard Webhooks libraries refuse; and a key of 16 bytes
+  file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh4', Url: 'https://example.com/hook', EventTypes: ['x'], Secret: 'whsec_c3R1ZGlvLW5vdmEtZGVtby1yZWJhdGVzLXNlY3JldA' });
+  file.WebhookEndpoints.push({ CompanyId: A, Id: 'wh5', Url: 'https://example.com/hook', EventTypes: ['x'], Secret: `whsec_${Buffer.alloc(16, 1).toString('base64')}` });
   const err = (await importData(store, file).catch((e: unknown) => e)) as ImportError;
   t.same(err.errors.map(formatIssue), [
     "MessageTemplates[1].Name: The length of 'Name' must be 200 characters or fewer.",
@@ -189,6 +198,8 @@ t.test("items are held to the contract's limits and the domain's rules, as reque
     "MessageTemplates[2].Sender: 'Sender' is not a valid email address.",
     "WebhookEndpoints[2].Url: 'Url' must not contain credentials.",
     "WebhookEndpoints[3].EventTypes[0]: An event type may hold only letters, digits, '_', '.' and '-'.",
+    "WebhookEndpoints[4].Secret: 'Secret' must be whsec_ followed by the standard base64 of 24 to 64 bytes.",
+    "WebhookEndpoints[5].Secret: 'Secret' must be whsec_ followed by the standard base64 of 24 to 64 bytes.",
   ]);
   t.equal((await rowCounts(store)).companies, 0);
 });

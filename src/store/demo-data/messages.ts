@@ -14,7 +14,7 @@ export function messagesWebhooksUsage({ on, ago }: DemoClock) {
     WebhookEndpoints: [
       // Secret left out: the import generates a whsec_ secret.
       { CompanyId: A, Id: 'wh_bookings', Url: 'https://hooks.studionova.example/bookings', Description: 'Booking events to the POS', EventTypes: ['booking.created', 'booking.canceled'], Disabled: false, Created: on(-60), Updated: on(-60) },
-      { CompanyId: A, Id: 'wh_rebates', Url: 'https://hooks.studionova.example/rebates', Description: 'Gift card sales to accounting (paused)', EventTypes: ['rebatecode.created', 'rebatecode.transaction.created'], Disabled: true, Secret: 'whsec_c3R1ZGlvLW5vdmEtZGVtby1yZWJhdGVzLXNlY3JldA', Created: on(-90), Updated: on(-5) },
+      { CompanyId: A, Id: 'wh_rebates', Url: 'https://hooks.studionova.example/rebates', Description: 'Gift card sales to accounting (paused)', EventTypes: ['rebatecode.created', 'rebatecode.transaction.created'], Disabled: true, Secret: 'whsec_c3R1ZGlvLW5vdmEtZGVtby1yZWJhdGVzLXNlY3JldA==', Created: on(-90), Updated: on(-5) },
       { CompanyId: B, Id: 'wh_main', Url: 'https://example.no/fjord/webhooks', EventTypes: ['booking.created'], Disabled: false, Created: on(-100), Updated: on(-100) },
     ],
     McpUsage: [

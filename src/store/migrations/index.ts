@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001_initial.js';
 import { printoutNameOrder } from './0002_printout_name_order.js';
 import { mcpUsageDaily } from './0003_mcp_usage_daily.js';
+import { webhookDeliveries } from './0004_webhook_deliveries.js';
 
 /**
  * Every migration this code knows, by name. Listed statically rather than read from the
@@ -12,6 +13,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_printout_name_order': printoutNameOrder,
   '0003_mcp_usage_daily': mcpUsageDaily,
+  '0004_webhook_deliveries': webhookDeliveries,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,7 +13,7 @@ export interface WebhookEndpointReplacement {
 }
 
 /** Webhook endpoints of a company (ids are unique within their company only). */
-export function webhooksRepository({ db }: Store) {
+export function webhooksRepository({ db }: Pick<Store, 'db'>) {
   return {
     find(companyId: string, id: string): Promise<WebhookEndpointRow | undefined> {
       return db

@@ -1,5 +1,5 @@
 import { checkTemplate, normalizeSender, type MessageTypeRule } from '../../../domain/messages.js';
-import { checkUrlShape, normalizeEventTypes } from '../../../domain/webhooks.js';
+import { checkSecret, checkUrlShape, normalizeEventTypes } from '../../../domain/webhooks.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, refsTo, refTo } from '../collection.js';
 import { dateTime, fromContract, guid, idList, nonNegative, object, positive } from '../schema.js';
 import { service } from './people.js';
@@ -81,7 +81,7 @@ export const webhookEndpoints = collection({
     { required: ['CompanyId', 'Id', 'Url', 'EventTypes'], filled: ['Id', 'Secret'] },
   ),
   // The save-time address policy is left out: data files name reserved `*.example` hosts.
-  check: (w) => [...checkUrlShape(w.Url), ...normalizeEventTypes(w.EventTypes).errors],
+  check: (w) => [...checkUrlShape(w.Url), ...normalizeEventTypes(w.EventTypes).errors, ...(w.Secret == null ? [] : checkSecret(w.Secret))],
   async write(db, items, { now, newWebhookSecret }) {
     await insertRows(db, 'webhook_endpoints', items.map((w) => ({
       ...columns(w, ['CompanyId', 'Id', 'Url', 'Description']),

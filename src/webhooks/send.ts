@@ -1,0 +1,132 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isLocalHostName, isPublicAddress } from '../domain/webhooks.js';
+
+/** What DNS gives for a name: every address, as `dns.lookup(name, { all: true })` answers. */
+export type ResolveAll = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface SendOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: private, loopback and other non-public addresses may be called */
+  allowPrivateTargets: boolean;
+  /** the whole attempt, name resolution included */
+  timeoutMs: number;
+  /** aborts the attempt (a stopping node) */
+  signal?: AbortSignal;
+  resolve?: ResolveAll;
+}
+
+export interface SendResult {
+  /** null when no answer came */
+  statusCode: number | null;
+  /** the start of the answer's body */
+  response: string | null;
+  retryAfter?: string;
+  /** why no answer came */
+  error: string | null;
+}
+
+/** At most this much of an answer is read; the rest is not waited for. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** At most this much of the answer is kept with the attempt. */
+export const KEPT_RESPONSE_CHARS = 1024;
+
+const resolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+class RefusedTarget extends Error {}
+
+/**
+ * The address to connect to: the literal, or the name's addresses checked with the same
+ * policy as when the endpoint is saved (isPublicAddress). A name with any non-public
+ * address is refused (a name that answers both could be switched between them).
+ */
+async function checkedAddress(hostname: string, options: SendOptions): Promise<{ address: string; family: number }> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) !== 0) {
+    if (!options.allowPrivateTargets && !isPublicAddress(host)) throw new RefusedTarget(`${host} is not a public address`);
+    return { address: host, family: isIP(host) };
+  }
+  if (!options.allowPrivateTargets && isLocalHostName(host)) throw new RefusedTarget(`${host} names this machine`);
+  const addresses = await (options.resolve ?? resolveAll)(host);
+  if (addresses.length === 0) throw new Error(`${host} has no address`);
+  const refused = addresses.find((a) => !isPublicAddress(a.address));
+  if (!options.allowPrivateTargets && refused) throw new RefusedTarget(`${host} resolves to ${refused.address}, which is not a public address`);
+  return addresses[0];
+}
+
+/**
+ * POSTs `body` to `url` once. The host is resolved and checked here, and the connection
+ * goes to the very address that was checked (a `lookup` that answers only it), so a DNS
+ * answer cannot change between the check and the connect; TLS still verifies the name.
+ * Redirects are not followed (an answer is an answer); at most MAX_RESPONSE_BYTES are
+ * read. Never throws: a failure is a result with `error`.
+ */
+export async function send(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendResult> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  try {
+    const target = new URL(url);
+    const pinned = await raceAbort(checkedAddress(target.hostname, options), signal);
+    const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+      if (lookupOptions.all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+      else callback(null, pinned.address, pinned.family);
+    };
+    return await post(target, headers, body, lookup, signal);
+  } catch (err) {
+    if (signal.aborted) return failed(timeout.aborted ? `no answer within ${options.timeoutMs} ms` : 'the attempt was stopped');
+    if (err instanceof RefusedTarget) return failed(`refused: ${err.message}`);
+    return failed(describe(err));
+  }
+}
+
+const failed = (error: string): SendResult => ({ statusCode: null, response: null, error });
+
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return [e.code, e.message].filter(Boolean).join(': ').slice(0, 500) || 'the attempt failed';
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function post(target: URL, headers: Record<string, string>, body: string, lookup: LookupFunction, signal: AbortSignal): Promise<SendResult> {
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        signal,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          const text = Buffer.concat(chunks).toString('utf8').slice(0, KEPT_RESPONSE_CHARS);
+          const retryAfter = response.headers['retry-after'];
+          resolve({ statusCode: response.statusCode ?? null, response: text === '' ? null : text, error: null, ...(retryAfter ? { retryAfter } : {}) });
+          response.destroy();
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= MAX_RESPONSE_BYTES) done();
+        });
+        response.on('end', done);
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}

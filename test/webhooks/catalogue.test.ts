@@ -1,0 +1,33 @@
+import t from 'tap';
+import { contract, deref } from '../contract-operations.js';
+import { EVENT_TYPES } from './setup.js';
+
+// The event catalogue lives in the contract (product-decisions §7): the WebhookEventType
+// enum, the operations' `x-webhook-events`, and the Webhooks tag's table must agree.
+
+const document = contract().document as any;
+const written = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+  Object.values(item).flatMap((op) => (op && typeof op === 'object' && Array.isArray(op['x-webhook-events']) ? op['x-webhook-events'] : [])),
+);
+
+t.test('every event type of the catalogue is written by exactly one operation', async (t) => {
+  const catalogue: string[] = document.components.schemas.WebhookEventType.enum;
+  t.strictSame([...catalogue].sort(), [...EVENT_TYPES].sort(), 'the catalogue of product-decisions §7');
+  t.strictSame([...written].sort(), [...catalogue].sort(), 'x-webhook-events name each type once');
+});
+
+t.test('the Webhooks tag describes each event type', async (t) => {
+  const tag = document.tags.find((tag: { name: string }) => tag.name === 'Webhooks');
+  for (const type of EVENT_TYPES) t.match(tag.description, `| \`${type}\` |`, type);
+});
+
+t.test('operations that write events act on a company (an event goes to its company’s endpoints)', async (t) => {
+  for (const op of contract().operations.values()) {
+    const raw = document.paths[op.path][op.method.toLowerCase()];
+    if (!raw['x-webhook-events']) continue;
+    const inQuery = (raw.parameters ?? []).some((p: unknown) => deref(document, p).name === 'CompanyId');
+    const body = deref(document, raw.requestBody ?? {});
+    const inBody = Boolean(body.content && deref(document, body.content['application/json'].schema).properties?.CompanyId);
+    t.ok(inQuery || inBody, `${op.operationId} takes a CompanyId`);
+  }
+});
