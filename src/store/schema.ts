@@ -106,6 +106,9 @@ const PARENTS_FIRST = [
 type EveryTableListed<Unlisted extends never> = Unlisted;
 type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number]>>;
 
+/** Tables that writes through the API fill (the webhook outbox), never an import or the demo data. */
+export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts'];
+
 /** Every table, parents before children (the order imports insert in). */
 export const TABLE_NAMES: readonly TableName[] = PARENTS_FIRST;
 

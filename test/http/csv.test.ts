@@ -106,9 +106,10 @@ t.test('malformed bodies give a CsvBodyError with a clear message', async (t) =>
   }
 });
 
+// No clock here (performance belongs to the bench): a parser that backtracked on these
+// would run into the test's time-out instead of finishing.
 t.test('1 MB bodies are read or refused without hanging', async (t) => {
   const mb = 1 << 20;
-  const started = Date.now();
   t.throws(() => parseCsvBody('Note\r\n"' + 'x'.repeat(mb)), CsvBodyError, 'unterminated quote');
   t.throws(() => parseCsvBody('Id\r\n' + '1\r\n'.repeat(mb / 3)), CsvBodyError, 'many rows');
   t.throws(() => parseCsvBody('A,B\r\n' + ','.repeat(mb)), CsvBodyError, 'ragged');
@@ -116,7 +117,6 @@ t.test('1 MB bodies are read or refused without hanging', async (t) => {
   t.strictSame(parseCsvBody('Deep\r\n' + '['.repeat(mb)), { Deep: '['.repeat(mb) }, 'too deep for JSV or JSON: kept as text');
   const deepJson = '['.repeat(mb / 4) + ']'.repeat(mb / 4);
   t.strictSame(parseCsvBody('Deep\r\n"' + deepJson + '"'), { Deep: deepJson }, 'valid but too deep JSON: kept as text');
-  t.ok(Date.now() - started < 5000, 'took under 5 s');
 });
 
 const booking: JsonSchema = {
