@@ -115,7 +115,8 @@ try {
     : [];
   if (differingReads.length > 0) log(`WARNING read answers differ between the engines: ${differingReads.join(', ')}`);
 
-  // The baselines replay SQLite's answers (PostgreSQL's differ at most in a timestamp of a write).
+  // The baselines replay SQLite's answers: the reads are PostgreSQL's too (checked above); a write's
+  // answer describes what it created, which may differ in a timestamp.
   const routesFile = join(options.work, 'baseline-routes.json');
   writeFileSync(routesFile, JSON.stringify(recorded.get('sqlite')!.routes));
   const before = compared ? await startApi(compared.dir, compared.command, runCopy(full, 'compare'), secret) : undefined;
