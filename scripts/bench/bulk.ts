@@ -1,25 +1,51 @@
-import type SQLite from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/schema.js';
 import type { Rng } from './rng.js';
 
-/** Inserts rows through one cached prepared statement per (table, columns). */
-export interface Bulk {
-  insert(table: string, columns: readonly string[], row: readonly unknown[]): void;
+/**
+ * The bind parameters one statement may carry on both engines: SQLite's limit (32,766 in
+ * the build better-sqlite3 ships); PostgreSQL's is 65,535.
+ */
+export const MAX_BIND_PARAMETERS = 32_766;
+
+/** Rows of `columns` values that one multi-row INSERT can carry within `limit` parameters. */
+export function rowsPerChunk(columns: number, limit = MAX_BIND_PARAMETERS): number {
+  if (!Number.isInteger(columns) || columns < 1 || columns > limit) throw new RangeError(`a row of ${columns} columns does not fit ${limit} parameters`);
+  return Math.floor(limit / columns);
 }
 
-export function createBulk(sqlite: SQLite.Database): Bulk {
-  const statements = new Map<string, SQLite.Statement>();
+/**
+ * Inserts rows through Kysely, so one loader serves SQLite and PostgreSQL: rows are
+ * buffered per table and written as multi-row INSERTs (one round trip per chunk rather
+ * than per row, which is what makes the load bearable over a PostgreSQL connection).
+ */
+export interface Bulk {
+  insert(table: keyof Database, columns: readonly string[], row: readonly unknown[]): Promise<void>;
+  /** writes whatever is still buffered */
+  flush(): Promise<void>;
+}
+
+export function createBulk(db: Kysely<Database>): Bulk {
+  // Insertion order of the tables: parents are met before their children, so flushing every
+  // buffer in this order whenever one is full never writes a row before the row it refers to.
+  const buffers = new Map<keyof Database, { columns: readonly string[]; rows: Array<Record<string, unknown>> }>();
+  const flush = async () => {
+    for (const [table, buffer] of buffers) {
+      if (buffer.rows.length === 0) continue;
+      const rows = buffer.rows;
+      buffer.rows = [];
+      await db.insertInto(table).values(rows as never).execute();
+    }
+  };
   return {
-    insert(table, columns, row) {
-      const key = `${table}(${columns.join(',')})`;
-      let statement = statements.get(key);
-      if (!statement) {
-        // Every name quoted: `from` and `to` are SQL keywords.
-        const names = columns.map((c) => `"${c}"`).join(', ');
-        statement = sqlite.prepare(`insert into "${table}" (${names}) values (${columns.map(() => '?').join(', ')})`);
-        statements.set(key, statement);
-      }
-      statement.run(row as unknown[]);
+    async insert(table, columns, row) {
+      let buffer = buffers.get(table);
+      if (!buffer) buffers.set(table, (buffer = { columns, rows: [] }));
+      if (buffer.columns.join() !== columns.join()) throw new Error(`${table}: every row must name the same columns`);
+      buffer.rows.push(Object.fromEntries(columns.map((column, i) => [column, row[i]])));
+      if (buffer.rows.length >= rowsPerChunk(columns.length)) await flush();
     },
+    flush,
   };
 }
 

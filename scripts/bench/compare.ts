@@ -36,17 +36,17 @@ const median = (values: number[]) => {
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
 };
 
-/** The side-by-side table: each operation's median req/s and p99 for this build and REV's. */
+/** The side-by-side table: each operation's median req/s and p99 for this build and REV's (both on SQLite). */
 export function compareMarkdown(revision: string, commit: string, samples: Map<string, Sample[]>): string {
   const rows = [...samples].map(([id, list]) => {
-    const now = median(list.map((s) => s.api.rps));
+    const now = median(list.map((s) => s.engines.sqlite.full.rps));
     const then = median(list.map((s) => s.compare?.rps ?? NaN));
-    const p99Now = median(list.map((s) => s.api.p99));
+    const p99Now = median(list.map((s) => s.engines.sqlite.full.p99));
     const p99Then = median(list.map((s) => s.compare?.p99 ?? NaN));
     return `| ${id} | ${now.toFixed(0)} | ${then.toFixed(0)} | ${(now / then).toFixed(2)}× | ${p99Now.toFixed(2)} | ${p99Then.toFixed(2)} |`;
   });
   return [
-    `## Against ${revision} (${commit.slice(0, 12)}), measured in the same rounds`,
+    `### Against ${revision} (${commit.slice(0, 12)}), on SQLite, measured in the same rounds`,
     '',
     '| operation | req/s now | req/s then | now / then | p99 ms now | p99 ms then |',
     '|---|---:|---:|---:|---:|---:|',

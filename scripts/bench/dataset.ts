@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { openStore } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import type { Database } from '../../src/store/schema.js';
 import { createBulk, type BenchMeta, type GenContext } from './bulk.js';
 import { generateBookings, generateCompanies, generateCustomers, generateReference } from './generate-core.js';
 import { generateMcpUsage, generatePrintouts, generateRebateCodes, generateTemplates } from './generate-codes.js';
@@ -40,6 +42,7 @@ export async function ensureDataset(workDir: string, scale: number, seed: string
   // openStore creates the file and runs every migration: the bench measures the real schema.
   await (await openStore(`file:${partial}`)).close();
   const sqlite = new SQLite(partial);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
     // A bulk load: no journal and no fsync; the file is only used once it is complete.
     sqlite.pragma('journal_mode = DELETE');
@@ -47,32 +50,47 @@ export async function ensureDataset(workDir: string, scale: number, seed: string
     sqlite.pragma('cache_size = -262144');
     sqlite.pragma('foreign_keys = OFF');
     sqlite.pragma('temp_store = MEMORY');
-    const ctx = context(sqlite, scale, seed);
-    const steps = [generateReference, generateCompanies, generateCustomers, generateBookings, generateRebateCodes, generatePrintouts, generateTemplates, generateMcpUsage];
-    for (const step of steps) sqlite.transaction(() => step(ctx))();
+    const meta = await generateInto(db, scale, seed, Date.now());
     // Checked once at the end rather than row by row (twice as fast to load).
     const problems = sqlite.pragma('foreign_key_check') as unknown[];
     if (problems.length > 0) throw new Error(`generated data breaks ${problems.length} foreign key(s)`);
-    ctx.meta.generationMs = Math.round(performance.now() - started);
-    sqlite.close();
-    writeFileSync(`${base}.json`, `${JSON.stringify(ctx.meta, null, 2)}\n`);
+    meta.generationMs = Math.round(performance.now() - started);
+    await db.destroy();
+    writeFileSync(`${base}.json`, `${JSON.stringify(meta, null, 2)}\n`);
     renameSync(partial, file);
-    return { file, meta: ctx.meta, cached: false };
+    return { file, meta, cached: false };
   } finally {
     if (sqlite.open) sqlite.close();
   }
 }
 
-function context(sqlite: SQLite.Database, scale: number, seed: string): GenContext {
+/**
+ * Writes the data set for (scale, seed) into a migrated, empty database of either engine,
+ * one transaction per step. `now` anchors every date, so a second engine loaded with the
+ * first one's `generatedAt` holds the same rows, byte for byte.
+ */
+export async function generateInto(db: Kysely<Database>, scale: number, seed: string, now: number): Promise<BenchMeta> {
+  const ctx = context(scale, seed, now);
+  const steps = [generateReference, generateCompanies, generateCustomers, generateBookings, generateRebateCodes, generatePrintouts, generateTemplates, generateMcpUsage];
+  for (const step of steps) {
+    await db.transaction().execute(async (trx) => {
+      ctx.bulk = createBulk(trx);
+      await step(ctx);
+      await ctx.bulk.flush();
+    });
+  }
+  return ctx.meta;
+}
+
+function context(scale: number, seed: string, now: number): GenContext {
   const rng = createRng(`bench:${seed}`);
   const count = (full: number) => Math.max(1, Math.round(full * scale));
   const companies = Array.from({ length: count(1000) }, () => rng.uuid());
   const hot = companies[0];
   const others = companies.length - 1;
-  const now = Date.now();
   return {
     rng,
-    bulk: createBulk(sqlite),
+    bulk: { insert: () => Promise.reject(new Error('no step is running')), flush: async () => {} },
     now,
     count,
     companies,

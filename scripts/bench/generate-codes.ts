@@ -10,7 +10,7 @@ const CODE_COLUMNS = [
 ];
 const TX_COLUMNS = ['company_id', 'rebate_code_id', 'amount', 'usage', 'note', 'customer_id', 'service_id', 'created_date', 'updated_date'];
 
-export function generateRebateCodes(ctx: GenContext): void {
+export async function generateRebateCodes(ctx: GenContext): Promise<void> {
   const { bulk, rng, now, hot } = ctx;
   const total = ctx.count(200_000);
   let hotIndex = 0;
@@ -29,38 +29,38 @@ export function generateRebateCodes(ctx: GenContext): void {
     const used = type === 3 ? rng.int(0, value - 1) : 0;
     const remainingAmount = type === 4 || type === 5 ? (plain ? value : rng.int(0, value)) : null;
     const timed = !plain && rng.chance(0.1);
-    bulk.insert('rebate_codes', CODE_COLUMNS, [
+    await bulk.insert('rebate_codes', CODE_COLUMNS, [
       id, company, sign, rebateCodeSignKey(sign), type, value, plain ? 1 : rng.pick([1, 1, 1, 1, 1, 1, 1, 1, 2, 3]), `Code ${id}`,
       iso(validFrom), iso(validTo), timed ? '09:00:00' : null, timed ? '17:00:00' : null, plain ? 0 : rng.pick([0, 0, 0, 100]),
       0, used, remainingAmount, type === 3 ? value - used : null, rng.chance(0.2) ? 'Happy birthday!' : null,
       type >= 3 ? 1 : 0, type >= 3 ? 'SEK' : null, 'kr', 'bench', iso(validFrom), iso(validFrom),
     ]);
     if (!plain && rng.chance(0.2)) {
-      for (const day of new Set([rng.int(1, 7), rng.int(1, 7), rng.int(1, 7)])) bulk.insert('rebate_code_days', ['rebate_code_id', 'day_of_week'], [id, day]);
+      for (const day of new Set([rng.int(1, 7), rng.int(1, 7), rng.int(1, 7)])) await bulk.insert('rebate_code_days', ['rebate_code_id', 'day_of_week'], [id, day]);
     }
     const codeServices = role === 'lookup' ? [services[0]] : plain || !rng.chance(0.3) ? [] : [...new Set([rng.pick(services), rng.pick(services)])];
-    for (const service of codeServices) bulk.insert('rebate_code_services', ['rebate_code_id', 'service_id'], [id, service]);
+    for (const service of codeServices) await bulk.insert('rebate_code_services', ['rebate_code_id', 'service_id'], [id, service]);
     const customer = role === 'lookup' || (!plain && rng.chance(0.1)) ? rng.pick(customers) : undefined;
-    if (customer) bulk.insert('rebate_code_customers', ['rebate_code_id', 'customer_id'], [id, customer.id]);
+    if (customer) await bulk.insert('rebate_code_customers', ['rebate_code_id', 'customer_id'], [id, customer.id]);
     if (role === 'lookup') ctx.meta.hot.lookupCodes.push({ sign, email: customer!.email, serviceId: services[0] });
     if (role === 'transactions') ctx.meta.hot.valueCardIds.push(id);
     // Some history: a few transactions and, for cards, the payment.
     if (type !== 4 || !plain) {
       for (let t = rng.chance(0.25) ? rng.int(1, 3) : 0; t > 0; t--) {
         const at = iso(validFrom + rng.int(1, 20) * DAY);
-        bulk.insert('rebate_code_transactions', TX_COLUMNS,
+        await bulk.insert('rebate_code_transactions', TX_COLUMNS,
           [company, id, type >= 4 ? -rng.int(1, 5) * 10 : 0, type === 3 ? -1 : 0, 'Used at checkout', customer?.id ?? null, services[0], at, at]);
       }
     }
     if (type >= 4) {
-      bulk.insert('payment_logs', ['company_id', 'rebate_code_id', 'amount', 'amount_credited', 'currency_id', 'comments', 'created', 'updated'],
+      await bulk.insert('payment_logs', ['company_id', 'rebate_code_id', 'amount', 'amount_credited', 'currency_id', 'comments', 'created', 'updated'],
         [company, id, value, 0, 'SEK', 'Paid by card', iso(validFrom), iso(validFrom)]);
     }
   }
   ctx.meta.counts.rebateCodes = total;
 }
 
-export function generatePrintouts(ctx: GenContext): void {
+export async function generatePrintouts(ctx: GenContext): Promise<void> {
   const { bulk, rng, hot } = ctx;
   const kinds = ['Day sheet', 'Week overview', 'Customer list', 'Receipt', 'Resource schedule', 'Check-in list', 'Invoice basis', 'Staff roster'];
   const total = ctx.count(50_000);
@@ -68,34 +68,34 @@ export function generatePrintouts(ctx: GenContext): void {
     const company = ctx.owner();
     if (company === hot) ctx.meta.hot.printouts++;
     const kind = rng.pick(kinds);
-    bulk.insert('printouts',
+    await bulk.insert('printouts',
       ['id', 'company_id', 'name', 'header_left_cell', 'header_middle_cell', 'header_right_cell', 'body_cell', 'footer_left_cell', 'footer_middle_cell', 'footer_right_cell'],
       [id, company, `${kind} ${rng.int(1, 9999)}`, '{CompanyName}', kind, '{Date}', rng.chance(0.5) ? '{BookingTable}' : '{Time} {Customer} {Service} {Resource}', '{PrintedBy}', null, 'Page {Page} of {Pages}']);
   }
   ctx.meta.counts.printouts = total;
 }
 
-export function generateTemplates(ctx: GenContext): void {
+export async function generateTemplates(ctx: GenContext): Promise<void> {
   const { bulk, now } = ctx;
   let id = 0;
   for (const company of ctx.companies) {
     for (const type of [1, 2, 3]) {
-      bulk.insert('message_templates', ['id', 'company_id', 'type_id', 'name', 'title', 'body', 'sender', 'language', 'is_default', 'created'],
+      await bulk.insert('message_templates', ['id', 'company_id', 'type_id', 'name', 'title', 'body', 'sender', 'language', 'is_default', 'created'],
         [++id, company, type, `Template ${type}`, 'Thank you for your booking', 'Hi {Firstname}, see you {From}.', type === 2 ? null : 'booking@example.com', 'en', 1, iso(now - 200 * DAY)]);
-      bulk.insert('message_template_services', ['message_template_id', 'service_id'], [id, ctx.services.get(company)![0]]);
+      await bulk.insert('message_template_services', ['message_template_id', 'service_id'], [id, ctx.services.get(company)![0]]);
     }
   }
 }
 
 /** Usage records in time order over the last year, as the MCP server would have written them. */
-export function generateMcpUsage(ctx: GenContext): void {
+export async function generateMcpUsage(ctx: GenContext): Promise<void> {
   const { bulk, rng, now, hot } = ctx;
   const total = ctx.count(1_000_000);
   const start = now - 365 * DAY;
   for (let i = 0; i < total; i++) {
     const company = ctx.owner();
     if (company === hot) ctx.meta.hot.mcpRows++;
-    bulk.insert('mcp_usage', ['company_id', 'tokens_used', 'at'], [company, rng.int(100, 20_000), iso(start + Math.floor((i / total) * 365 * DAY) + rng.int(0, 60_000))]);
+    await bulk.insert('mcp_usage', ['company_id', 'tokens_used', 'at'], [company, rng.int(100, 20_000), iso(start + Math.floor((i / total) * 365 * DAY) + rng.int(0, 60_000))]);
   }
   ctx.meta.counts.mcpUsage = total;
 }

@@ -1,26 +1,33 @@
-// `npm run bench`: builds (or reuses) seeded data sets at two scales, starts the API server
-// on each plus the bare Fastify and node:http baselines, measures the representative
-// operations in alternating rounds, checks the targets, profiles the misses, and writes
-// results.md and ratios.svg. See options.ts for the flags.
+// `npm run bench`: builds (or reuses) seeded data sets at two scales, loads them into fresh
+// PostgreSQL databases when a server is named, counts each operation's SQL statements on
+// each engine, starts the API server on each engine and scale plus the bare Fastify and
+// node:http baselines, measures the representative operations in alternating rounds, checks
+// the targets, profiles the misses, and writes results.md (this run on top of the earlier
+// ones) and ratios.svg. See options.ts for the flags.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../../src/auth/token.js';
 import { ratiosChart } from './chart.js';
+import { commandLine } from './command.js';
+import { compareMarkdown, prepareCompare } from './compare.js';
 import { ensureDataset, type Dataset } from './dataset.js';
-import { measureRounds, recordAnswers, requestsFor } from './measure.js';
+import { withEarlierRuns } from './history.js';
+import { ENGINE_LABEL, enginesOf, measureRounds, recordAnswers, requestsFor, type Answer, type Engine, type PerEngine } from './measure.js';
 import { selectOperations } from './operations.js';
 import { parseOptions } from './options.js';
+import { loadIntoPostgres, redacted, serverVersion, type BenchDatabase } from './postgres.js';
 import { memoryOf } from './proc.js';
 import { profileMisses } from './profiles.js';
-import { loadAverage, machineFacts, resultsMarkdown } from './report.js';
-import { serverCommand, startApi, startBaseline, type Child } from './servers.js';
+import { loadAverage, machineFacts, resultsMarkdown, type PostgresReport } from './report.js';
+import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, type Child } from './servers.js';
+import { countOperationStatements, type CountedCall } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
-import { compareMarkdown, prepareCompare } from './compare.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const options = parseOptions(process.argv.slice(2), root);
+const argv = process.argv.slice(2);
+const options = parseOptions(argv, root);
 const operations = selectOperations(options.only);
 const began = performance.now();
 const loadAtStart = loadAverage();
@@ -33,7 +40,7 @@ function runCopy(dataset: Dataset, name: string): string {
   const file = join(options.work, `run-${name}.sqlite`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   copyFileSync(dataset.file, file);
-  return file;
+  return `file:${file}`;
 }
 const removeCopies = () => {
   for (const name of ['full', 'small', 'profile', 'compare']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
@@ -43,6 +50,10 @@ const command = serverCommand(root, options.server);
 const compared = options.compare ? prepareCompare(root, options.work, options.compare) : undefined;
 if (compared) log(`comparing with ${options.compare} (${compared.commit.slice(0, 12)}), built in ${compared.dir}`);
 log(`server: ${command.kind}${command.note ? ` (${command.note.split('\n')[0]})` : ''}; machine: ${JSON.stringify(machineFacts())}`);
+const postgres = options.postgres;
+if ('skipped' in postgres) log(`PostgreSQL skipped: ${postgres.skipped}; measuring SQLite only`);
+const postgresVersion = 'server' in postgres ? await serverVersion(postgres.server) : undefined;
+if ('server' in postgres) log(`PostgreSQL ${postgresVersion} at ${redacted(postgres.server)} (from ${postgres.from})`);
 const smallScale = Number((options.scale * options.smallRatio).toPrecision(6));
 const full = await ensureDataset(options.work, options.scale, options.seed);
 log(`full scale ${options.scale}: ${full.cached ? 'cached' : `generated in ${(full.meta.generationMs / 1000).toFixed(1)} s`} (${full.file})`);
@@ -55,22 +66,59 @@ const fullRequests = requestsFor(operations, full.meta, await bearerOf(full));
 const smallRequests = requestsFor(operations, small.meta, await bearerOf(small));
 
 const children: Child[] = [];
+const databases: BenchDatabase[] = [];
+const dropDatabases = () => Promise.all(databases.splice(0).map((d) => d.drop())).then(() => {});
+const forgetCleanup = cleanUpIfInterrupted(dropDatabases);
 try {
-  const api = await startApi(root, command, runCopy(full, 'full'), secret);
-  children.push(api);
-  const smallApi = await startApi(root, command, runCopy(small, 'small'), secret);
-  children.push(smallApi);
-  log(`API up in ${api.startupMs.toFixed(0)} ms (full), ${smallApi.startupMs.toFixed(0)} ms (small)`);
+  const urls: PerEngine<{ full: string; small: string }> = { sqlite: { full: runCopy(full, 'full'), small: runCopy(small, 'small') } };
+  let postgresReport: PostgresReport | undefined = 'skipped' in postgres ? { skipped: postgres.skipped } : undefined;
+  if ('server' in postgres) {
+    const [pgFull, pgSmall] = [await loadIntoPostgres(postgres.server, full), await loadIntoPostgres(postgres.server, small)];
+    databases.push(pgFull, pgSmall);
+    log(`PostgreSQL databases ${pgFull.name} (loaded in ${(pgFull.loadMs / 1000).toFixed(1)} s) and ${pgSmall.name} (${(pgSmall.loadMs / 1000).toFixed(1)} s)`);
+    urls.postgres = { full: pgFull.url, small: pgSmall.url };
+    postgresReport = { server: redacted(postgres.server), version: postgresVersion!, from: postgres.from, loadMs: { full: pgFull.loadMs, small: pgSmall.loadMs } };
+  }
+  const engines = enginesOf(urls);
 
-  const { answers, routes } = await recordAnswers(api.url, operations, fullRequests);
-  const { answers: smallAnswers } = await recordAnswers(smallApi.url, operations, smallRequests);
-  for (const op of operations) {
-    for (const [scale, a] of [['full', answers.get(op.id)!], ['small', smallAnswers.get(op.id)!]] as const) {
-      if (!a.ok) log(`WARNING ${op.id} at ${scale} scale answered ${a.status}, expected ${op.status}: ${a.snippet}`);
+  // Counted before the servers start, on the data they will serve: one in-process call each.
+  const statements = new Map<string, PerEngine<CountedCall>>(operations.map((op) => [op.id, {} as PerEngine<CountedCall>]));
+  for (const engine of engines) {
+    const counted = await countOperationStatements(urls[engine]!.full, secret, operations, fullRequests);
+    for (const [id, call] of counted) statements.get(id)![engine] = call;
+  }
+  for (const op of operations) log(`statements ${op.id.padEnd(28)} ${engines.map((e) => `${e} ${statements.get(op.id)![e]!.statements}`).join(', ')}`);
+
+  const servers: PerEngine<{ full: Child; small: Child }> = { sqlite: await startPair('sqlite') };
+  if (urls.postgres) servers.postgres = await startPair('postgres');
+  async function startPair(engine: Engine) {
+    const pair = { full: await startApi(root, command, urls[engine]!.full, secret), small: await startApi(root, command, urls[engine]!.small, secret) };
+    children.push(pair.full, pair.small);
+    log(`API on ${ENGINE_LABEL[engine]} up in ${pair.full.startupMs.toFixed(0)} ms (full), ${pair.small.startupMs.toFixed(0)} ms (small)`);
+    return pair;
+  }
+
+  const recorded = new Map<Engine, Awaited<ReturnType<typeof recordAnswers>>>();
+  for (const engine of engines) {
+    const [atFull, atSmall] = [await recordAnswers(servers[engine]!.full.url, operations, fullRequests), await recordAnswers(servers[engine]!.small.url, operations, smallRequests)];
+    recorded.set(engine, atFull);
+    for (const op of operations) {
+      for (const [scale, a] of [['full', atFull.answers.get(op.id)!], ['small', atSmall.answers.get(op.id)!]] as const) {
+        if (!a.ok) log(`WARNING ${op.id} on ${engine} at ${scale} scale answered ${a.status}, expected ${op.status}: ${a.snippet}`);
+      }
     }
   }
+  // What holds on SQLite holds on PostgreSQL: the same rows give the same read answers.
+  const bodies = (engine: Engine) => new Map(recorded.get(engine)!.routes.map((r) => [r.path, r.bodyBase64]));
+  const differingReads = recorded.has('postgres')
+    ? operations.filter((op) => op.kind === 'read' && bodies('sqlite').get(`/${op.id}`) !== bodies('postgres').get(`/${op.id}`)).map((op) => op.label)
+    : [];
+  if (differingReads.length > 0) log(`WARNING read answers differ between the engines: ${differingReads.join(', ')}`);
+
+  // The baselines replay SQLite's answers: the reads are PostgreSQL's too (checked above); a write's
+  // answer describes what it created, which may differ in a timestamp.
   const routesFile = join(options.work, 'baseline-routes.json');
-  writeFileSync(routesFile, JSON.stringify(routes));
+  writeFileSync(routesFile, JSON.stringify(recorded.get('sqlite')!.routes));
   const before = compared ? await startApi(compared.dir, compared.command, runCopy(full, 'compare'), secret) : undefined;
   if (before) children.push(before);
   const fastify = await startBaseline(root, 'fastify', routesFile);
@@ -79,19 +127,27 @@ try {
   children.push(node);
 
   const samples = await measureRounds(
-    { api, small: smallApi, fastify, node, ...(before ? { compare: before } : {}) },
+    { engines: servers, fastify, node, ...(before ? { compare: before } : {}) },
     operations,
     fullRequests,
     smallRequests,
     { connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed, log },
   );
-  const peakRssKb = memoryOf(api.pid)?.hwmKb ?? 0;
-  const smallPeakRssKb = memoryOf(smallApi.pid)?.hwmKb ?? 0;
+  const facts = (child: Child) => ({ startupMs: child.startupMs, peakRssKb: memoryOf(child.pid)?.hwmKb ?? 0 });
+  const serverFacts: PerEngine<{ full: ReturnType<typeof facts>; small: ReturnType<typeof facts> }> = { sqlite: { full: facts(servers.sqlite.full), small: facts(servers.sqlite.small) } };
+  if (servers.postgres) serverFacts.postgres = { full: facts(servers.postgres.full), small: facts(servers.postgres.small) };
   await Promise.all(children.splice(0).map((c) => c.stop()));
+  await dropDatabases();
 
-  const summaries = new Map(operations.map((op) => [op.id, summarize(op, answers.get(op.id)!, samples.get(op.id)!)]));
-  const checks = checkTargets(operations, summaries, samples, peakRssKb, api.startupMs);
-  log(`targets: ${checks.filter((c) => c.met).length} of ${checks.length} met; profiling the misses`);
+  const summaries = new Map(operations.map((op) => {
+    const answers: PerEngine<Answer> = { sqlite: recorded.get('sqlite')!.answers.get(op.id)! };
+    if (recorded.has('postgres')) answers.postgres = recorded.get('postgres')!.answers.get(op.id)!;
+    return [op.id, summarize(op, answers, samples.get(op.id)!)];
+  }));
+  const fullFacts: PerEngine<{ peakRssKb: number; startupMs: number }> = { sqlite: serverFacts.sqlite.full };
+  if (serverFacts.postgres) fullFacts.postgres = serverFacts.postgres.full;
+  const checks = checkTargets(operations, summaries, samples, fullFacts);
+  log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling SQLite's misses`);
   const profiles = await profileMisses(checks, {
     root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(full, 'profile'),
     requests: fullRequests, connections: options.connections, duration: options.duration, max: options.maxProfiles, log,
@@ -101,18 +157,20 @@ try {
   const date = new Date();
   const settings = { connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed };
   const report = {
-    date, wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() }, settings, server: command,
-    full: { meta: full.meta, cached: full.cached, startupMs: api.startupMs, peakRssKb },
-    small: { meta: small.meta, cached: small.cached, startupMs: smallApi.startupMs, peakRssKb: smallPeakRssKb },
-    ops, checks, profiles,
+    date, command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() }, settings, server: command,
+    full: { meta: full.meta, cached: full.cached }, small: { meta: small.meta, cached: small.cached }, servers: serverFacts, postgres: postgresReport!,
+    ops, statements, differingReads, checks, profiles,
   };
-  const markdown = resultsMarkdown(report) + (compared ? `\n${compareMarkdown(options.compare!, compared.commit, samples)}` : '');
-  writeFileSync(join(options.out, 'results.md'), markdown);
+  const run = resultsMarkdown(report) + (compared ? `\n${compareMarkdown(options.compare!, compared.commit, samples)}` : '');
+  const resultsFile = join(options.out, 'results.md');
+  writeFileSync(resultsFile, withEarlierRuns(run, existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : undefined));
   writeFileSync(join(options.out, 'ratios.svg'), ratiosChart(ops, `${date.toISOString().slice(0, 10)} · ${machineFacts().cores} cores · Node ${process.version} · scale ${options.scale} · ${options.connections} connections × ${options.duration} s × ${options.rounds} rounds`));
-  writeFileSync(join(options.work, 'results.json'), `${JSON.stringify({ ...report, machine: machineFacts(), samples: Object.fromEntries(samples) }, null, 2)}\n`);
-  console.log(markdown);
-  log(`wrote ${join(options.out, 'results.md')} and ratios.svg in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  writeFileSync(join(options.work, 'results.json'), `${JSON.stringify({ ...report, statements: Object.fromEntries(statements), machine: machineFacts(), samples: Object.fromEntries(samples) }, null, 2)}\n`);
+  console.log(run);
+  log(`wrote ${resultsFile} and ratios.svg in ${((performance.now() - began) / 1000).toFixed(0)} s`);
 } finally {
   await Promise.all(children.map((c) => c.stop()));
   removeCopies();
+  await dropDatabases();
+  forgetCleanup();
 }

@@ -3,13 +3,26 @@ import type { BenchMeta } from './bulk.js';
 import { runLoad, type LoadResult } from './load.js';
 import type { Operation, OpRequest } from './operations.js';
 
-/** One round of one operation: the API at full scale, the two ceilings, the API at the small scale. */
+/** The storage engines the API is measured on, in the order they are reported. */
+export const ENGINES = ['sqlite', 'postgres'] as const;
+export type Engine = (typeof ENGINES)[number];
+export const ENGINE_LABEL: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+/** Something per engine: SQLite is always measured, PostgreSQL when a server was given. */
+export type PerEngine<T> = { sqlite: T; postgres?: T };
+export const enginesOf = (of: PerEngine<unknown>): Engine[] => ENGINES.filter((engine) => of[engine] !== undefined);
+
+/** One engine's API in one round: on the full data set and on the small one. */
+export interface EngineSample {
+  full: LoadResult;
+  small: LoadResult;
+}
+
+/** One round of one operation: the API on each engine at both scales, and the two ceilings. */
 export interface Sample {
-  api: LoadResult;
+  engines: PerEngine<EngineSample>;
   fastify: LoadResult;
   node: LoadResult;
-  small: LoadResult;
-  /** the API built from --compare's revision, at full scale */
+  /** the API built from --compare's revision, on SQLite at full scale */
   compare?: LoadResult;
 }
 
@@ -29,12 +42,16 @@ export interface OpResult {
   samples: Sample[];
 }
 
+interface Server {
+  url: string;
+  pid: number;
+}
+
 export interface Targets {
-  api: { url: string; pid: number };
-  small: { url: string; pid: number };
+  engines: PerEngine<{ full: Server; small: Server }>;
   fastify: { url: string };
   node: { url: string };
-  compare?: { url: string; pid: number };
+  compare?: Server;
 }
 
 /** Sends each operation once and keeps its answer: checked, and replayed by the baselines. */
@@ -62,10 +79,14 @@ export interface MeasureOptions {
   log: (line: string) => void;
 }
 
+const rps = (r: LoadResult) => r.rps.toFixed(0).padStart(6);
+const p99 = (r: LoadResult) => `p99 ${r.p99.toFixed(2)} ms`;
+
 /**
  * Warms every server up on every operation, then runs `rounds` rounds; in each, for each
- * operation in turn: API (full scale), bare Fastify, bare node:http, API (small scale).
- * Alternating this way spreads any drift of the machine evenly over all four.
+ * operation in turn: the API at full scale on each engine, bare Fastify, bare node:http,
+ * the API at the small scale on each engine. Alternating this way spreads any drift of the
+ * machine evenly over all of them, and puts the engines next to each other in time.
  */
 export async function measureRounds(
   targets: Targets,
@@ -75,31 +96,38 @@ export async function measureRounds(
   options: MeasureOptions,
 ): Promise<Map<string, Sample[]>> {
   const samples = new Map<string, Sample[]>(ops.map((op) => [op.id, []]));
+  const engines = enginesOf(targets.engines);
   const base = { connections: options.connections, seed: options.seed };
   const baseline = (op: Operation, request: OpRequest): OpRequest => ({ method: request.method, path: `/${op.id}`, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
-  const four = async (op: Operation, duration: number, round: number): Promise<Sample> => {
+  const one = async (op: Operation, duration: number, round: number): Promise<Sample> => {
     const request = fullRequests.get(op.id)!;
     const settings = { ...base, duration, expectStatus: op.status, seed: `${options.seed}:${op.id}:${round}` };
-    const api = await runLoad(targets.api.url, request, { ...settings, rssPid: targets.api.pid });
+    const load = (server: Server, r: OpRequest) => runLoad(server.url, r, { ...settings, rssPid: server.pid });
+    const full = new Map<Engine, LoadResult>();
+    for (const engine of engines) full.set(engine, await load(targets.engines[engine]!.full, request));
     const fastify = await runLoad(targets.fastify.url, baseline(op, request), settings);
     const node = await runLoad(targets.node.url, baseline(op, request), settings);
-    const small = await runLoad(targets.small.url, smallRequests.get(op.id)!, { ...settings, rssPid: targets.small.pid });
-    const compare = targets.compare ? await runLoad(targets.compare.url, request, { ...settings, rssPid: targets.compare.pid }) : undefined;
-    return { api, fastify, node, small, ...(compare ? { compare } : {}) };
+    const measured: PerEngine<EngineSample> = { sqlite: { full: full.get('sqlite')!, small: await load(targets.engines.sqlite.small, smallRequests.get(op.id)!) } };
+    if (targets.engines.postgres) measured.postgres = { full: full.get('postgres')!, small: await load(targets.engines.postgres.small, smallRequests.get(op.id)!) };
+    const compare = targets.compare ? await load(targets.compare, request) : undefined;
+    return { engines: measured, fastify, node, ...(compare ? { compare } : {}) };
   };
   if (options.warmup > 0) {
     options.log(`warm-up: ${options.warmup} s per operation and server`);
-    for (const op of ops) await four(op, options.warmup, 0);
+    for (const op of ops) await one(op, options.warmup, 0);
   }
   for (let round = 1; round <= options.rounds; round++) {
     for (const op of ops) {
-      const sample = await four(op, options.duration, round);
+      const sample = await one(op, options.duration, round);
       samples.get(op.id)!.push(sample);
+      const unexpected = engines.reduce((n, e) => n + sample.engines[e]!.full.unexpected + sample.engines[e]!.small.unexpected, 0);
       options.log(
-        `round ${round}/${options.rounds} ${op.id.padEnd(28)} api ${sample.api.rps.toFixed(0).padStart(6)} rps p99 ${sample.api.p99.toFixed(2)} ms | ` +
-          `fastify ${sample.fastify.rps.toFixed(0).padStart(6)} | node ${sample.node.rps.toFixed(0).padStart(6)} | small ${sample.small.rps.toFixed(0).padStart(6)} rps p99 ${sample.small.p99.toFixed(2)} ms` +
-          (sample.compare ? ` | compared ${sample.compare.rps.toFixed(0).padStart(6)} rps p99 ${sample.compare.p99.toFixed(2)} ms` : '') +
-          (sample.api.unexpected + sample.small.unexpected > 0 ? `  (unexpected answers: ${sample.api.unexpected}+${sample.small.unexpected})` : ''),
+        `round ${round}/${options.rounds} ${op.id.padEnd(28)} ` +
+          engines.map((e) => `${e} ${rps(sample.engines[e]!.full)} rps ${p99(sample.engines[e]!.full)}`).join(' | ') +
+          ` | fastify ${rps(sample.fastify)} | node ${rps(sample.node)} | small ` +
+          engines.map((e) => `${e} ${rps(sample.engines[e]!.small)}`).join(' ') +
+          (sample.compare ? ` | compared ${rps(sample.compare)} rps ${p99(sample.compare)}` : '') +
+          (unexpected > 0 ? `  (unexpected answers: ${unexpected})` : ''),
       );
     }
   }

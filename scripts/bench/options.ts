@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { choosePostgres, type PostgresChoice } from './postgres.js';
 
 export interface BenchOptions {
   /** full scale: 1 = 1,000 companies, 1,000,000 MCP rows, 200,000 codes, 100,000 bookings, 50,000 printouts */
@@ -24,11 +25,14 @@ export interface BenchOptions {
   only: string[];
   /** a git revision whose build is measured in the same rounds, side by side with this one */
   compare?: string;
+  /** the PostgreSQL server the API is also measured on, or why it is not */
+  postgres: PostgresChoice;
 }
 
 const USAGE = `usage: npm run bench -- [--scale 1] [--small-ratio 0.01] [--seed bench] [--duration 3] [--rounds 3]
   [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 12]
-  [--only OperationId,...] [--compare <git revision>]`;
+  [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off]
+PostgreSQL: --postgres, else BENCH_POSTGRES_URL, else TEST_POSTGRES_URL; without any, only SQLite is measured (and the report says so).`;
 
 function revision(value: string): string {
   if (!/^[\w./~^-]{1,100}$/.test(value)) {
@@ -38,7 +42,7 @@ function revision(value: string): string {
   return value;
 }
 
-export function parseOptions(argv: string[], root: string): BenchOptions {
+export function parseOptions(argv: string[], root: string, env: Record<string, string | undefined> = process.env): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -56,6 +60,7 @@ export function parseOptions(argv: string[], root: string): BenchOptions {
       'max-profiles': { type: 'string', default: '12' },
       only: { type: 'string', default: '' },
       compare: { type: 'string' },
+      postgres: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -79,6 +84,13 @@ export function parseOptions(argv: string[], root: string): BenchOptions {
     console.error(`--seed must be 1-40 letters, digits, - or _\n${USAGE}`);
     process.exit(2);
   }
+  let postgres: PostgresChoice;
+  try {
+    postgres = choosePostgres(values.postgres, env);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
   return {
     scale: number('scale', 0.00001, 10),
     smallRatio: number('small-ratio', 0.0001, 1),
@@ -93,5 +105,6 @@ export function parseOptions(argv: string[], root: string): BenchOptions {
     maxProfiles: number('max-profiles', 0, 50, true),
     only: values.only!.split(',').map((id) => id.trim()).filter(Boolean),
     ...(values.compare ? { compare: revision(values.compare) } : {}),
+    postgres,
   };
 }

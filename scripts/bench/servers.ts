@@ -25,10 +25,24 @@ export interface Child {
 
 /** Every child still running; killed if the bench itself exits early (an error, Ctrl-C). */
 const running = new Set<ChildProcess>();
-process.on('exit', () => {
+const killAll = () => {
   for (const child of running) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+};
+process.on('exit', killAll);
+
+/** Clean-ups (dropping the PostgreSQL databases) that an interrupted run still does, for at most 10 s. */
+const cleanups = new Set<() => Promise<void>>();
+export function cleanUpIfInterrupted(cleanup: () => Promise<void>): () => void {
+  cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAll();
+    const deadline = sleep(10_000);
+    void Promise.race([Promise.allSettled([...cleanups].map((cleanup) => cleanup())), deadline]).finally(() => process.exit(130));
+  });
+}
 
 function newest(dir: string): number {
   let latest = 0;
@@ -101,10 +115,10 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The API server on `dbFile` with the bench's settings: PORT 0, warn logs, no rate limits, no demo data. */
-export function startApi(root: string, command: ServerCommand, dbFile: string, secret: string, nodeArgs: string[] = []): Promise<Child> {
+/** The API server on `databaseUrl` (an SQLite file or a PostgreSQL database) with the bench's settings: PORT 0, warn logs, no rate limits, no demo data. */
+export function startApi(root: string, command: ServerCommand, databaseUrl: string, secret: string, nodeArgs: string[] = []): Promise<Child> {
   return startChild(root, [...nodeArgs, ...command.args], {
-    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `file:${dbFile}`, LOG_LEVEL: 'warn', NODE_ENV: 'production',
+    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
     RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', AUTH_JWT_SECRET: secret,
   }, '/categories?Take=1');
 }

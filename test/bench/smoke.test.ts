@@ -2,45 +2,81 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import t from 'tap';
 import { OPERATIONS } from '../../scripts/bench/operations.js';
+import { engine, TEST_DATABASE_URL } from '../test-store.js';
 
 // `npm run bench` at a tiny scale, so the benchmark cannot silently rot: it must complete,
-// and report a number for every operation and a verdict for every target. Its output goes
-// to a temporary directory, never to bench/.
+// and report a number for every operation on every engine it measured and a verdict for
+// every target. In the PostgreSQL half of the suite it measures PostgreSQL beside SQLite
+// (and drops its databases); in the SQLite half it is given no server and must say that it
+// skipped PostgreSQL. Its output goes to a temporary directory, never to bench/.
 
 const root = new URL('../../', import.meta.url).pathname;
+const engines = engine === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
+const LABEL: Record<string, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
-t.test('the bench runs end to end at a tiny scale and reports every operation', async (t) => {
+t.test(`the bench runs end to end at a tiny scale and reports every operation on ${engines.join(' and ')}`, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { BENCH_POSTGRES_URL: _bench, TEST_POSTGRES_URL: _test, ...env } = process.env;
   const run = spawnSync(
     process.execPath,
     [join(root, 'scripts/run-ts.mjs'), join(root, 'scripts/bench/index.ts'),
       '--scale', '0.001', '--duration', '0.3', '--rounds', '1', '--warmup', '0', '--connections', '4',
-      '--server', 'tsx', '--max-profiles', '1', '--out', dir, '--work', join(dir, 'work')],
-    { cwd: root, encoding: 'utf8', timeout: 170_000 },
+      '--server', 'tsx', '--max-profiles', '1', '--out', dir, '--work', join(dir, 'work'),
+      ...(TEST_DATABASE_URL ? ['--postgres', TEST_DATABASE_URL] : [])],
+    { cwd: root, encoding: 'utf8', timeout: 170_000, env },
   );
   t.equal(run.status, 0, `bench exited with ${run.status}:\n${run.stderr.slice(-3000)}`);
 
   const results = JSON.parse(readFileSync(join(dir, 'work/results.json'), 'utf8'));
   t.same(results.ops.map((o: { id: string }) => o.id), OPERATIONS.map((o) => o.id), 'every operation is reported, in order');
   for (const op of results.ops) {
-    t.ok(op.answer.ok, `${op.id} answered its expected status (got ${op.answer.status})`);
-    for (const field of ['rps', 'fastifyRps', 'nodeRps', 'ratioFastify', 'ratioNode', 'p50', 'p99', 'smallP99', 'growth']) {
-      t.ok(Number.isFinite(op[field]) && op[field] > 0, `${op.id}: ${field} is a positive number (${op[field]})`);
+    t.same(Object.keys(op.engines), engines, `${op.id} is measured on ${engines.join(' and ')}`);
+    for (const name of engines) {
+      const measured = op.engines[name];
+      t.ok(measured.answer.ok, `${op.id} on ${name} answered its expected status (got ${measured.answer.status})`);
+      for (const field of ['rps', 'ratioFastify', 'ratioNode', 'p50', 'p99', 'smallP99', 'growth']) {
+        t.ok(Number.isFinite(measured[field]) && measured[field] > 0, `${op.id} on ${name}: ${field} is a positive number (${measured[field]})`);
+      }
+      const counted = results.statements[op.id][name];
+      t.ok(counted.ok && Number.isInteger(counted.statements) && counted.statements > 0, `${op.id} on ${name}: its statements are counted (${counted.statements})`);
     }
+    t.ok(op.fastifyRps > 0 && op.nodeRps > 0, `${op.id}: the baselines are measured`);
+    if (engine === 'postgres') t.ok(op.postgresOverSqlite > 0, `${op.id}: PostgreSQL / SQLite is a positive ratio (${op.postgresOverSqlite})`);
   }
-  t.ok(results.full.startupMs > 0 && results.full.peakRssKb > 0, 'start-up time and peak RSS are measured');
-  t.equal(results.checks.length, 16, 'every target has a verdict');
-  const missed = new Set(results.checks.filter((c: { met: boolean }) => !c.met).map((c: { profile: string }) => c.profile));
-  t.equal(results.profiles.length, Math.min(1, missed.size), 'a missed target is profiled (at most --max-profiles)');
+  for (const name of engines) t.ok(results.servers[name].full.startupMs > 0 && results.servers[name].full.peakRssKb > 0, `start-up time and peak RSS are measured on ${name}`);
+  t.equal(results.checks.length, 16 * engines.length, 'every target has a verdict on every engine');
+  const missed = new Set(results.checks.filter((c: { met: boolean; engine: string }) => !c.met && c.engine === 'sqlite').map((c: { profile: string }) => c.profile));
+  t.equal(results.profiles.length, Math.min(1, missed.size), "a target SQLite missed is profiled (at most --max-profiles)");
   for (const profile of results.profiles) t.ok(profile.summary?.functions.length > 0, `the profile of ${profile.subject} names functions`);
 
   const markdown = readFileSync(join(dir, 'results.md'), 'utf8');
+  t.match(markdown, /^# Benchmark results\n[\s\S]*\n## Run of \d{4}-\d\d-\d\d /, 'the run is a dated section of results.md');
+  const numbers = engines.length === 2
+    ? /\| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+× \| [\d,]+ \| [\d,]+ \| \d+% \| \d+% \| \d+% \| \d+% \|$/
+    : /\| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+% \| \d+% \|$/;
+  const statementRow = engines.length === 2 ? /^\| .+ \| \d+ \| \d+ \|$/ : /^\| .+ \| \d+ \|$/;
   for (const op of OPERATIONS) {
-    const row = markdown.split('\n').find((line) => line.startsWith(`| ${op.label} |`));
-    t.match(row, /\| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+% \| \d+% \| [\d.]+ \| [\d.]+ \|/, `results.md has numbers for ${op.label}`);
+    const rows = markdown.split('\n').filter((line) => line.startsWith(`| ${op.label} |`));
+    t.match(rows[0], numbers, `results.md has throughput on ${engines.join(' and ')} for ${op.label}`);
+    t.ok(rows.some((row) => statementRow.test(row)), `results.md has the statements of ${op.label}`);
   }
+  t.match(markdown, `| Operation | ${engines.map((e) => `${LABEL[e]} statements`).join(' | ')} |`);
   t.match(readFileSync(join(dir, 'ratios.svg'), 'utf8'), /^<svg [^>]*>[\s\S]*read target 60%[\s\S]*<\/svg>\n$/);
+
+  if (engine === 'postgres') {
+    t.same(results.differingReads, [], 'the same rows give the same read answers on both engines');
+    const names = /PostgreSQL databases (\w+) .* and (\w+) /.exec(run.stderr)?.slice(1) ?? [];
+    t.equal(names.length, 2, 'the log names the databases it loaded');
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    const left = await client.query('select datname from pg_database where datname = any($1)', [names]).finally(() => client.end());
+    t.equal(left.rowCount, 0, 'its databases are dropped at the end');
+  } else {
+    t.match(run.stderr, /PostgreSQL skipped: no server named \(--postgres, BENCH_POSTGRES_URL or TEST_POSTGRES_URL\)/, 'the log says PostgreSQL was skipped, and why');
+    t.match(markdown, /\*\*PostgreSQL was not measured\*\*: no server named/, 'so does results.md');
+  }
 });

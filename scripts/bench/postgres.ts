@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openStore, parseDatabaseUrl } from '../../src/store/db.js';
+import { generateInto, type Dataset } from './dataset.js';
+
+// PostgreSQL for the bench: which server (or why none), and a fresh database per data set,
+// loaded by the generator that writes the SQLite files, and dropped at the end.
+
+/** Where PostgreSQL comes from, or why it is not measured (said in the log and in results.md). */
+export type PostgresChoice = { server: string; from: string } | { skipped: string };
+
+/** The variables that name a PostgreSQL server, in the order they are asked. */
+export const POSTGRES_VARIABLES = ['BENCH_POSTGRES_URL', 'TEST_POSTGRES_URL'] as const;
+
+/**
+ * `--postgres URL` (or `off`), else BENCH_POSTGRES_URL, else TEST_POSTGRES_URL (the server
+ * `npm test` runs its PostgreSQL half on). A URL that is not postgres:// is an error.
+ */
+export function choosePostgres(option: string | undefined, env: Record<string, string | undefined>): PostgresChoice {
+  if (option === 'off') return { skipped: 'switched off with --postgres off' };
+  const [server, from] = option ? [option, '--postgres'] : POSTGRES_VARIABLES.filter((name) => env[name]).map((name) => [env[name]!, name])[0] ?? [];
+  if (!server) return { skipped: `no server named (--postgres, ${POSTGRES_VARIABLES.join(' or ')})` };
+  const kind = (() => {
+    try {
+      return parseDatabaseUrl(server).kind;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (kind !== 'postgres') throw new Error(`${from} must be a postgres:// URL or off (got ${redacted(server)})`);
+  return { server, from: from! };
+}
+
+/** The URL without its password, for logs and results.md. */
+export function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/**
+ * A database name of the bench's own, per run and scale: runs sharing a server (other
+ * checkouts, a CI job) never meet, and a database left by an interrupted run says whose it is.
+ * Only [a-z0-9_], so it needs no quoting.
+ */
+export function benchDatabaseName(scale: number, random: string): string {
+  if (!/^[a-z0-9]{4,16}$/.test(random)) throw new Error('the random part must be 4-16 lower-case letters or digits');
+  return `booking_bench_s${String(scale).replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${random}`;
+}
+
+/** The server's URL pointing at `database` instead (user, password, host and parameters kept). */
+export function databaseUrl(server: string, database: string): string {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin<T>(server: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server's version; a server that cannot be reached stops the run, saying how to run without it. */
+export async function serverVersion(server: string): Promise<string> {
+  try {
+    return await admin(server, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${redacted(server)}: ${(err as Error).message} (--postgres off measures SQLite only)`);
+  }
+}
+
+export interface BenchDatabase {
+  url: string;
+  name: string;
+  /** create, migrate, load, sync identities, analyse: ms */
+  loadMs: number;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh database on `server` holding exactly the rows of `dataset`'s SQLite file: the same
+ * generator, seed and anchor instant, written through Kysely (multi-row INSERTs in chunks).
+ * Checked by comparing what the generator reports about the rows with the file's record.
+ */
+export async function loadIntoPostgres(server: string, dataset: Dataset): Promise<BenchDatabase> {
+  const started = performance.now();
+  const name = benchDatabaseName(dataset.meta.scale, randomBytes(4).toString('hex'));
+  await admin(server, (client) => client.query(`create database ${name}`));
+  const drop = () => admin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  try {
+    const url = databaseUrl(server, name);
+    const store = await openStore(url);
+    try {
+      const meta = await generateInto(store.db, dataset.meta.scale, dataset.meta.seed, Date.parse(dataset.meta.generatedAt));
+      const comparable = (m: typeof meta) => JSON.stringify({ ...m, generationMs: 0 });
+      if (comparable(meta) !== comparable(dataset.meta)) throw new Error(`the rows loaded into ${name} are not those of ${dataset.file}: was the generator changed without a GENERATOR_VERSION bump?`);
+      // The rows came with their ids: generated ids must continue past them (the writes under load insert).
+      await store.syncIds(store.db);
+      // Planner statistics now, as autovacuum would gather them a minute later: otherwise the
+      // first rounds measure plans made without any.
+      await sql`analyze`.execute(store.db);
+    } finally {
+      await store.close();
+    }
+    return { url, name, loadMs: performance.now() - started, drop };
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+}
