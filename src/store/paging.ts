@@ -102,7 +102,7 @@ type Counted = Partial<Record<typeof TOTAL, number>>;
 /**
  * One page of a filtered query, in one statement: the rows of the page (LIMIT/OFFSET) in
  * the requested order with `tiebreak` (a unique column) last, so pages are stable, each
- * carrying the filter's total (`count(*) over ()`, counted before LIMIT applies). A page
+ * carrying the filter's total (a `count(*)` subquery of the same filter). A page
  * with no rows carries no total: past the end (or Take=0) a COUNT answers it, a second
  * statement only then. The ordering is checked before anything runs. `filtered` must not
  * join one-to-many tables (filter them with `exists`), or the total would count duplicates.
@@ -129,7 +129,12 @@ export async function fetchPage<DB, TB extends keyof DB, Row>(
     return Number((counted as { total: number }).total);
   };
   if (limit === 0) return { offset, total: await count(), rows: [], fields };
-  let query = select(filtered).select(sql<number>`count(*) over ()`.as(TOTAL));
+  // The total as an uncorrelated subquery, run once per statement (SQLite caches it,
+  // PostgreSQL makes it an InitPlan): the page itself can then walk an index in order and
+  // stop at LIMIT. `count(*) over ()` would count the same, but only after reading and
+  // sorting every row of the filter, on each page (bench/results.md, printouts at scale).
+  const counted = filtered.select(sql<number>`count(*)`.as('total'));
+  let query = select(filtered).select(counted.$asScalar().as(TOTAL));
   for (const { column, direction, nulls } of orderings) {
     query = query.orderBy(sql.ref(column), (item) => {
       const directed = direction === 'asc' ? item.asc() : item.desc();
