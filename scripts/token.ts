@@ -1,7 +1,8 @@
-// `npm run token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]`
+// `npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]`
 // Prints one bearer token, signed for the configured server, and nothing else on stdout:
 // with AUTH_JWT_SECRET when set (required on PostgreSQL), else the secret kept beside the
-// SQLite database (src/auth/secret.ts).
+// SQLite database (src/auth/secret.ts). `--silent` keeps npm's own "> script" banner off
+// stdout, so that `T=$(npm run --silent token -- …)` holds the token alone.
 import { parseArgs } from 'node:util';
 import { resolveJwtSecret } from '../src/auth/secret.js';
 import { mintToken } from '../src/auth/token.js';
@@ -9,10 +10,25 @@ import { ConfigError, loadConfig } from '../src/config.js';
 
 const guid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const usage = 'usage: npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]';
+
 function fail(message: string): never {
   console.error(message);
-  console.error('usage: npm run token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]');
+  console.error(usage);
   process.exit(1);
+}
+
+/**
+ * npm prints its banner on stdout before the token unless silenced; npm marks the scripts it
+ * runs with npm_lifecycle_event and exports npm_config_loglevel=silent when they are. When
+ * stdout is captured (not a terminal, where the banner does no harm), say how to get the
+ * token alone rather than leave a caller with a four-line "token".
+ */
+function noteNpmBanner(): void {
+  const { npm_lifecycle_event: event, npm_config_loglevel: loglevel } = process.env;
+  if (event === 'token' && loglevel !== 'silent' && !process.stdout.isTTY) {
+    console.error('npm printed its own "> … token" banner on stdout before the token: `npm run --silent token -- …` prints the token alone.');
+  }
 }
 
 try {
@@ -40,6 +56,7 @@ try {
     companyClaim: config.AUTH_COMPANY_CLAIM,
     rolesClaim: config.AUTH_ROLES_CLAIM,
   });
+  noteNpmBanner();
   process.stdout.write(`${token}\n`);
 } catch (err) {
   // A configuration the server would refuse (e.g. no AUTH_JWT_SECRET on PostgreSQL) is not a usage error.

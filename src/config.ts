@@ -18,6 +18,7 @@ export interface Config {
   MCP_TOKEN_LIMIT: number;
   MCP_WINDOW_DAYS: number;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  LOG_FORMAT: 'auto' | 'json' | 'pretty';
   DEMO_DATA: boolean;
   NODE_ENV: string;
   BODY_LIMIT: number;
@@ -58,6 +59,8 @@ const schema = {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info',
     },
+    // auto: readable lines when stdout is a terminal, JSON lines otherwise (src/log-output.ts).
+    LOG_FORMAT: { type: 'string', enum: ['auto', 'json', 'pretty'], default: 'auto' },
     DEMO_DATA: { type: 'boolean', default: true },
     NODE_ENV: { type: 'string', default: 'production' },
     BODY_LIMIT: { type: 'integer', minimum: 1024, default: 1048576 },

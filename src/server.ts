@@ -2,13 +2,15 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { prettyLogs, prettyLogStream } from './log-output.js';
 import { loadDemoDataIntoEmptyStore } from './store/demo-data.js';
 import { isEmpty, openStore } from './store/db.js';
 
 /** The only file that listens: configuration, store, demo data, start, graceful stop. */
 async function main(config: Config) {
   const store = await openStore(config.DATABASE_URL);
-  const app = await buildApp(config, { store });
+  const logStream = prettyLogs(config.LOG_FORMAT, process.stdout) ? await prettyLogStream() : undefined;
+  const app = await buildApp(config, { store, logStream });
   app.addHook('onClose', async () => store.close());
 
   if (config.DEMO_DATA && (await isEmpty(store)) && (await loadDemoDataIntoEmptyStore(store))) {
@@ -24,7 +26,7 @@ async function main(config: Config) {
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(
     `Booking Administration API on ${address} — docs ${address}/docs. ` +
-      `Get a token with: npm run token -- --company <guid> --role bookingsupplier-administrator-write; ` +
+      `Get a token with: npm run --silent token -- --company <guid> --role bookingsupplier-administrator-write; ` +
       `then: curl -H "Authorization: Bearer <token>" ${address}/categories`,
   );
 }

@@ -33,8 +33,7 @@ export function resolveJwtSecret(config: Config): string {
   const location = parseDatabaseUrl(config.DATABASE_URL);
   if (location.kind === 'postgres') throw missingSecret();
   if (location.kind === 'memory') return processSecret;
-  const file = location.path;
-  const secretFile = join(dirname(file), '.jwt-secret');
+  const secretFile = generatedSecretFile(location.path);
   try {
     const existing = readFileSync(secretFile, 'utf8').trim();
     if (existing.length >= 16) return existing;
@@ -51,6 +50,11 @@ export function resolveJwtSecret(config: Config): string {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(secretFile, 'utf8').trim();
     throw err;
   }
+}
+
+/** Where the secret generated for an SQLite database file is kept: beside it (npm run reset removes it). */
+export function generatedSecretFile(databasePath: string): string {
+  return join(dirname(databasePath), '.jwt-secret');
 }
 
 const processSecret = randomBytes(32).toString('base64url');

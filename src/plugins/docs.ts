@@ -16,6 +16,7 @@ const page = `<!doctype html>
 <meta charset="utf-8">
 <title>Booking Administration API</title>
 <link rel="stylesheet" href="/docs/static/swagger-ui.css">
+<link rel="icon" type="image/png" href="/docs/static/favicon-32x32.png">
 </head>
 <body>
 <div id="swagger-ui"></div>
@@ -25,7 +26,25 @@ const page = `<!doctype html>
 </html>
 `;
 
+// "Try it out" calls the contract's server, `/`: a relative URL, which Swagger UI resolves
+// against the page's origin, so calls go wherever the page came from. An absolute URL there
+// would be blocked by the page's CSP (connect-src 'self') on every other host and port.
 const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`;
+
+/**
+ * The page's Content-Security-Policy: the one every answer carries (protection.ts) without
+ * helmet's `upgrade-insecure-requests`. That directive makes the browser fetch the page's
+ * scripts and the contract over HTTPS even when the page came over plain HTTP, so Swagger UI
+ * loaded nothing from a server reached by any name but localhost (HOST=0.0.0.0 opened by its
+ * host name or LAN address). The page's URLs are relative, so over HTTPS they are HTTPS
+ * already: the directive protects nothing here.
+ */
+function docsPagePolicy(policy: string): string {
+  return policy
+    .split(';')
+    .filter((directive) => directive.trim().toLowerCase() !== 'upgrade-insecure-requests')
+    .join(';');
+}
 
 /**
  * The contract as JSON and YAML, Swagger UI served from the installed package (no
@@ -38,7 +57,11 @@ export async function docsPlugin(app: FastifyInstance) {
   app.get('/openapi.yaml', async (_request, reply) =>
     reply.type('application/yaml; charset=utf-8').send(yamlText),
   );
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+  app.get('/docs', async (_request, reply) => {
+    const policy = reply.getHeader('content-security-policy');
+    if (typeof policy === 'string') reply.header('content-security-policy', docsPagePolicy(policy));
+    return reply.type('text/html; charset=utf-8').send(page);
+  });
   app.get('/docs/init.js', async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').send(init),
   );

@@ -22,6 +22,25 @@ t.test('GET /openapi.yaml serves the contract file as written', async (t) => {
   t.same(parse(res.body), (await api.inject({ method: 'GET', url: '/openapi.json' })).json());
 });
 
+t.test('the served contract names no fixed server: its server is the origin that served it', async (t) => {
+  const api = await buildTestApp(t);
+  const { servers } = (await api.inject({ method: 'GET', url: '/openapi.json' })).json() as { servers: Array<{ url: string }> };
+  t.ok(servers.length > 0);
+  for (const origin of ['http://127.0.0.1:49152', 'https://booking.example.org']) {
+    for (const server of servers) t.equal(new URL(server.url, `${origin}/openapi.json`).origin, origin, server.url);
+  }
+});
+
+t.test("the docs page keeps every answer's security policy but does not upgrade its requests to HTTPS", async (t) => {
+  const api = await buildTestApp(t);
+  const directives = (policy: unknown) => String(policy).split(';').map((d) => d.trim()).filter(Boolean);
+  const everywhere = directives((await api.inject({ method: 'GET', url: '/openapi.json' })).headers['content-security-policy']);
+  const page = directives((await api.inject({ method: 'GET', url: '/docs' })).headers['content-security-policy']);
+  t.ok(everywhere.includes('upgrade-insecure-requests'), 'other answers keep it');
+  t.same(page, everywhere.filter((d) => d !== 'upgrade-insecure-requests'));
+  t.ok(page.includes("default-src 'self'"), "the page still reaches only its own origin");
+});
+
 t.test('GET /docs serves Swagger UI from the installed package, with no outside requests', async (t) => {
   const api = await buildTestApp(t);
   const page = await api.inject({ method: 'GET', url: '/docs' });
