@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { addServerFormats, serverAjvOptions } from './http/ajv.js';
-import { rewriteFormatSuffix } from './http/format.js';
 import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
+import { rewriteUrl } from './http/servicestack-routes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin } from './plugins/formats.js';
@@ -50,7 +50,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))),
     },
     return503OnClosing: true,
-    rewriteUrl: rewriteFormatSuffix,
+    // Format suffixes (.csv, .json) and ServiceStack's predefined routes (/api/{OperationId}).
+    rewriteUrl,
     frameworkErrors,
     clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },

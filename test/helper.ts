@@ -46,9 +46,13 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 addServerFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
 
+// An operation's own path, or one of ServiceStack's predefined routes for it, with an optional format suffix.
 const routes = [...contract().operations.values()].map((op) => ({
   op,
-  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}(?:\\.csv)?$`, 'i'),
+  pattern: new RegExp(
+    `^(?:${op.path.replace(/\{[^}]+\}/g, '[^/]+')}|/(?:api|json/reply)/${op.operationId})(?:\\.(?:csv|json))?/?$`,
+    'i',
+  ),
 }));
 
 function validatorFor(key: string, schema: unknown): ValidateFunction {

@@ -1,6 +1,8 @@
 // Turning a request's text (path, query string, CSV cells, JSV) into the types of the
-// contract's schemas: the one place numbers, booleans and lists are read from text.
+// contract's schemas: the one place numbers, booleans, enums, dates and lists are read
+// from text, as ServiceStack reads them (product-decisions §3).
 import { parseJsv } from './jsv.js';
+import { enumMember } from './servicestack-enums.js';
 
 /** The part of a (dereferenced) JSON schema that coercion looks at. */
 export interface JsonSchema {
@@ -39,7 +41,7 @@ function typesOf(schema: JsonSchema): Set<string> {
   return types;
 }
 
-function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> | undefined {
+export function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> | undefined {
   const parts = [schema, ...(schema.allOf ?? [])].filter((s) => s.properties);
   if (parts.length <= 1) return parts[0]?.properties;
   return Object.assign({}, ...parts.map((s) => s.properties)) as Record<string, JsonSchema>;
@@ -64,10 +66,15 @@ function additionalOf(schema: JsonSchema): JsonSchema | undefined {
 const INTEGER_TEXT = /^-?\d{1,20}$/;
 const DECIMAL_TEXT = /^-?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?$/;
 
-function coerceScalar(value: string | number | boolean, types: Set<string>, nullable: boolean): unknown {
+// A date alone where a date-time is expected is that day's midnight, UTC.
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function coerceScalar(value: string | number | boolean, schema: JsonSchema, types: Set<string>): unknown {
+  const nullable = schema.nullable === true || types.has('null');
   if (typeof value === 'string') {
     // Empty text is how JSV says "no value" (`{A:""}`) for a field that is not text.
     if (value === '' && nullable && !types.has('string')) return null;
+    if (schema.format === 'date-time' && DATE_ONLY.test(value)) return `${value}T00:00:00.000Z`;
     if ((types.has('integer') && INTEGER_TEXT.test(value)) || (types.has('number') && DECIMAL_TEXT.test(value))) {
       const n = Number(value);
       if (Number.isFinite(n)) return n;
@@ -88,8 +95,9 @@ function coerceScalar(value: string | number | boolean, types: Set<string>, null
 /**
  * Turns the strings of a request (path, query string, CSV cells, JSV) into the types the
  * schema asks for, and renames members to the schema's spelling (matched
- * case-insensitively). It is the only coercion (Ajv's is off). What it cannot coerce it
- * leaves alone for validation to report; it never throws.
+ * case-insensitively). Enums take a name in any case or a number (servicestack-enums.ts),
+ * a date-time a date alone. It is the only coercion (Ajv's is off). What it cannot coerce
+ * it leaves alone for validation to report; it never throws.
  */
 export function coerceToSchema(value: unknown, schema: JsonSchema): unknown {
   try {
@@ -111,7 +119,8 @@ function coerce(value: unknown, schema: JsonSchema, depth: number): unknown {
     if (structured !== undefined) return coerce(structured, schema, depth);
   }
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-    return coerceScalar(value, types, schema.nullable === true || types.has('null'));
+    const member = enumMember(value, schema);
+    return member !== undefined ? member : coerceScalar(value, schema, types);
   }
   if (Array.isArray(value)) {
     const items = itemsOf(schema);

@@ -15,17 +15,19 @@ const suffix = Symbol('format suffix');
 type RawWithSuffix = IncomingMessage & { [suffix]?: Format };
 
 /**
- * Fastify's `rewriteUrl`: `/categories.csv?Take=1` is routed as `/categories?Take=1`,
- * remembering that the suffix asked for CSV. (Only `.csv`: `/openapi.json` is a file.)
+ * Takes a format suffix off a request's path, remembering the format it asks for:
+ * `/categories.csv` is routed as `/categories` in CSV, `/api/CategoryQuery.json` as
+ * `/api/CategoryQuery` in JSON. `.json` only where the path without it is an operation's
+ * (`isOperationPath`), since `/openapi.json` and the docs' files are files of that name.
  */
-export function rewriteFormatSuffix(raw: IncomingMessage): string {
-  const url = raw.url ?? '/';
-  const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
-  const match = /\.(csv)$/i.exec(path);
-  if (!match || path.length === match[0].length + 1) return url;
-  (raw as RawWithSuffix)[suffix] = match[1].toLowerCase() as Format;
-  return path.slice(0, -match[0].length) + (q === -1 ? '' : url.slice(q));
+export function takeFormatSuffix(raw: IncomingMessage, path: string, isOperationPath: (path: string) => boolean): string {
+  const match = /\.(csv|json)$/i.exec(path);
+  if (!match || path.length === match[0].length + 1) return path;
+  const stripped = path.slice(0, -match[0].length);
+  const format = match[1].toLowerCase() as Format;
+  if (format === 'json' && !isOperationPath(stripped)) return path;
+  (raw as RawWithSuffix)[suffix] = format;
+  return stripped;
 }
 
 const notAcceptable = (message: string) => new ApiError(406, 'NotAcceptable', message);

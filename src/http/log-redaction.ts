@@ -1,36 +1,51 @@
 import { contract } from './contract.js';
 
-let declaredQueryNames: Map<string, string> | undefined;
+let declaredNames: Map<string, string> | undefined;
 
-/** The query parameters the contract declares, by lower-cased name (a parameter may be a `$ref`). */
-function declaredQuery(): Map<string, string> {
-  if (declaredQueryNames) return declaredQueryNames;
+/** A local `$ref` of the contract, resolved (one level; the caller loops). */
+function resolve(document: Record<string, any>, node: any): any {
+  const ref = node?.$ref;
+  if (typeof ref !== 'string') return node;
+  return ref.replace(/^#\//, '').split('/').reduce((value: any, key: string) => value?.[key], document);
+}
+
+/**
+ * The names of the request fields the contract declares, by lower-cased name: query and path
+ * parameters and the top-level body fields, since ServiceStack's binding takes any of them
+ * from the query string (servicestack-binding.ts).
+ */
+function declaredFields(): Map<string, string> {
+  if (declaredNames) return declaredNames;
   const { document } = contract();
   const names = new Map<string, string>();
-  const shared = (document.components?.parameters ?? {}) as Record<string, { name: string; in: string }>;
-  for (const item of Object.values<Record<string, { parameters?: unknown[] }>>(document.paths)) {
+  for (const item of Object.values<Record<string, { parameters?: unknown[]; requestBody?: unknown }>>(document.paths)) {
     for (const op of Object.values(item)) {
       for (const parameter of op?.parameters ?? []) {
-        const ref = (parameter as { $ref?: string }).$ref;
-        const p = ref ? shared[ref.split('/').pop()!] : (parameter as { name: string; in: string });
-        if (p?.in === 'query') names.set(p.name.toLowerCase(), p.name);
+        const p = resolve(document, parameter) as { name?: string; in?: string } | undefined;
+        if (p?.name && (p.in === 'query' || p.in === 'path')) names.set(p.name.toLowerCase(), p.name);
+      }
+      const content = resolve(document, op?.requestBody)?.content ?? {};
+      for (const media of Object.values<{ schema?: unknown }>(content)) {
+        let schema = media.schema;
+        while ((schema as { $ref?: unknown } | undefined)?.$ref) schema = resolve(document, schema);
+        for (const name of Object.keys((schema as { properties?: object } | undefined)?.properties ?? {})) names.set(name.toLowerCase(), name);
       }
     }
   }
-  declaredQueryNames = names;
+  declaredNames = names;
   return names;
 }
 
 /**
- * The URL as logs may hold it: the path, and the names of the query parameters the
- * contract declares, never a value. Any value can be a secret or personal data (a token
- * pasted as `?jwt=`, a gift card's sign, a customer's e-mail), and an undeclared name can
- * be one too, so those are left out whole.
+ * The URL as logs may hold it: the path, and the names of the request fields the contract
+ * declares (matched in any case, as the binding matches them), never a value. Any value
+ * can be a secret or personal data (a token pasted as `?jwt=`, a gift card's sign, a
+ * customer's e-mail), and an undeclared name can be one too, so those are left out whole.
  */
 export function maskUrl(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
-  const declared = declaredQuery();
+  const declared = declaredFields();
   const kept: string[] = [];
   for (const pair of url.slice(start + 1).split('&')) {
     const eq = pair.indexOf('=');

@@ -17,8 +17,6 @@ const byCode: Record<string, (error: AnyError) => ApiError> = {
     new ApiError(413, 'PayloadTooLarge', 'The request body is larger than the server accepts.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () =>
     new ApiError(400, 'SerializationException', 'The request body is not valid JSON.'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
-    new ApiError(400, 'NotEmpty', 'The request body must not be empty.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new ApiError(400, 'BadRequest', 'The Content-Length header does not match the body.'),
 };
@@ -124,8 +122,10 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const allowed = allowedMethods(app, path);
+    // The methods of the path as routed; the message names the path as sent (a predefined
+    // route, /api/DeleteTag, is routed as its operation's path).
+    const allowed = allowedMethods(app, request.url.split('?')[0]);
+    const path = request.originalUrl.split('?')[0];
     if (allowed.length > 0) {
       return sendError(
         request,

@@ -4,6 +4,7 @@ import { nulCharacterErrors } from '../domain/nul.js';
 import { refuseAny } from '../domain/refusals.js';
 import { coerceToSchema } from '../http/coercion.js';
 import { ApiError } from '../http/errors.js';
+import { bindBody, bindPathAndQuery, requestFields } from '../http/servicestack-binding.js';
 import { accessHooks } from './access.js';
 import { strictRateLimit } from './protection.js';
 import { routeContract, type RouteContract } from './route-contract.js';
@@ -18,14 +19,19 @@ declare module 'fastify' {
 
 const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
-/** The body's presence, media type and field types, before Fastify validates it. */
-function readBody(route: RouteContract, request: FastifyRequest): void {
+/**
+ * The body's presence, media type and field types, before Fastify validates it. A body made
+ * from body fields in the query string alone (`assembled`) came in no media type, so
+ * Fastify, which picks a body's validator by its media type, would not validate it: it is
+ * validated here, with the route's own compiler.
+ */
+function readBody(route: RouteContract, request: FastifyRequest, assembled: boolean): void {
   if (!route.body) return;
   // Fastify validates a body per content type and skips a request that has none.
   if (request.body === undefined || request.body === null) throw new ApiError(400, 'NotEmpty', 'The request body is required.');
   // Fastify parses more types than the contract declares (text/plain): any other type would
   // reach the handler unvalidated.
-  if (!route.bodyMediaTypes.includes(request.mediaType ?? '')) {
+  if (!assembled && !route.bodyMediaTypes.includes(request.mediaType ?? '')) {
     throw new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${route.bodyMediaTypes.join(' or ')}.`);
   }
   if (typeof request.body !== 'object') return;
@@ -34,21 +40,36 @@ function readBody(route: RouteContract, request: FastifyRequest): void {
   const body = coerceToSchema(request.body, route.body) as Record<string, unknown>;
   if (typeof body.CompanyId === 'string' && body.CompanyId.trim() === '') delete body.CompanyId;
   request.body = body;
+  if (assembled) {
+    const validate = request.compileValidationSchema(route.body as Record<string, unknown>);
+    if (!validate(body)) throw Object.assign(new Error('The request body is invalid.'), { validation: validate.errors, validationContext: 'body' });
+  }
 }
 
 /**
  * One onRoute hook turns each operation's contract, as the glue put it on the route, into
  * its hooks: authentication (the glue's security check, moved before the body is read),
- * roles and company, the strict rate limit, the types of path, query and body, and the
- * company the call acts on. Registered before the rate limits, which read the route's
- * config when the route is added.
+ * roles and company, the strict rate limit, ServiceStack's binding of fields sent in
+ * another place than the contract's (servicestack-binding.ts), the types of path, query
+ * and body, and the company the call acts on. Registered before the rate limits, which
+ * read the route's config when the route is added.
  */
 export const routeHooksPlugin = fp(
   async (app: FastifyInstance) => {
+    // ServiceStack's clients send `Content-Type: application/json` on every request, bodiless
+    // DELETEs and GETs too (Node's fetch then adds `Content-Length: 0`): an empty JSON body is
+    // no body, not a malformed one. Anything else is read by Fastify's own JSON parser.
+    const json = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body.length === 0) done(null, undefined);
+      else json(request, body as string, done);
+    });
     app.addHook('onRoute', (routeOptions: RouteOptions) => {
       const route = routeContract(routeOptions.schema);
       if (!route) return;
       const access = accessHooks(route);
+      const fields = requestFields(route);
       const security = asList(routeOptions.preHandler as preHandlerHookHandler | undefined);
       const limit = route.strictRateLimit ? strictRateLimit(app.config) : undefined;
       routeOptions.config = { ...routeOptions.config, route, operationId: route.operationId, ...(limit ? { rateLimit: limit } : {}) };
@@ -57,8 +78,7 @@ export const routeHooksPlugin = fp(
         async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
           // The path and query string are text: they take the schema's types and spelling
           // here, before the company check reads them (Ajv's own coercion is off).
-          if (route.params) request.params = coerceToSchema(request.params, route.params);
-          if (route.query) request.query = coerceToSchema(request.query, route.query);
+          bindPathAndQuery(route, fields, request);
           for (const check of security) await check.call(app, request, reply, () => {});
           access.authorize(request);
           return payload;
@@ -67,7 +87,10 @@ export const routeHooksPlugin = fp(
       routeOptions.preValidation = [
         ...asList(routeOptions.preValidation),
         async (request: FastifyRequest) => {
-          readBody(route, request);
+          const assembled = bindBody(route, fields, request);
+          // Again: a query parameter such as CompanyId may have come in the body.
+          access.authorize(request);
+          readBody(route, request, assembled);
           access.authorizeBody(request);
           // Every value is text or typed by now: one check for NUL characters in all of them.
           refuseAny([request.params, request.query, request.body].flatMap((values) => nulCharacterErrors(values)));
