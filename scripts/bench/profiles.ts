@@ -29,7 +29,9 @@ export interface ProfileSettings {
 export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): Promise<ProfileReport[]> {
   const wanted = new Map<string, string[]>();
   // SQLite's misses: the server's own CPU is the whole cost there; on PostgreSQL part of it is another process's.
-  for (const check of checks.filter((c) => !c.met && c.engine === 'sqlite')) wanted.set(check.profile, [...(wanted.get(check.profile) ?? []), `${check.target} (${check.subject}: ${check.value})`]);
+  for (const check of checks.filter((c) => !c.met && c.engine === 'sqlite')) {
+    if (check.profile) wanted.set(check.profile, [...(wanted.get(check.profile) ?? []), `${check.target} (${check.subject}: ${check.value})`]);
+  }
   mkdirSync(s.dir, { recursive: true });
   const reports: ProfileReport[] = [];
   for (const [subject, targets] of [...wanted].slice(0, s.max)) {
@@ -40,7 +42,7 @@ export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): 
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {
-      const server = await startApi(s.root, s.command, s.freshDb(), s.secret, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      const server = await startApi(s.root, s.command, s.freshDb(), s.secret, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
       let window: { fromUs: number; toUs: number } | undefined;
       try {
         if (op) {

@@ -115,11 +115,23 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The API server on `databaseUrl` (an SQLite file or a PostgreSQL database) with the bench's settings: PORT 0, warn logs, no rate limits, no demo data. */
-export function startApi(root: string, command: ServerCommand, databaseUrl: string, secret: string, nodeArgs: string[] = []): Promise<Child> {
+/**
+ * The API server on `databaseUrl` (an SQLite file or a PostgreSQL database) with the bench's
+ * settings: PORT 0, warn logs, no rate limits, no demo data, and no webhook deliveries (a
+ * server delivers to the endpoints its data names, and a data file's are off this machine);
+ * `env` overrides them (the webhook measurement turns deliveries on, to its own receiver).
+ */
+export function startApi(
+  root: string,
+  command: ServerCommand,
+  databaseUrl: string,
+  secret: string,
+  { nodeArgs = [], env = {} }: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<Child> {
   return startChild(root, [...nodeArgs, ...command.args], {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
-    RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', AUTH_JWT_SECRET: secret,
+    RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', WEBHOOK_DELIVERY: 'false', AUTH_JWT_SECRET: secret,
+    ...env,
   }, '/categories?Take=1');
 }
 

@@ -16,13 +16,14 @@ export interface CountedCall {
  * Calls each operation once, in this process, on the app built over `databaseUrl`'s store,
  * and counts the statements each call runs (Kysely's log, per call through
  * AsyncLocalStorage, as test/store/round-trips.test.ts does): an exact count, which no load
- * on the machine changes. Writes do write: call this on a run copy, never on a cached set.
+ * on the machine changes. Without a delivery worker, whose claim a nudged write would
+ * otherwise count as its own: a write's count holds recording its event, not delivering it. Writes do write: call this on a run copy, never on a cached set.
  */
 export async function countOperationStatements(databaseUrl: string, secret: string, ops: Operation[], requests: Map<string, OpRequest>): Promise<Map<string, CountedCall>> {
   const store = await openStore(databaseUrl);
   try {
     const config = loadConfig(
-      { DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', DEMO_DATA: false, RATE_LIMIT_MAX: 0, REBATE_LOOKUP_RATE_LIMIT_MAX: 0 },
+      { DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', DEMO_DATA: false, WEBHOOK_DELIVERY: false, RATE_LIMIT_MAX: 0, REBATE_LOOKUP_RATE_LIMIT_MAX: 0 },
       {},
     );
     const app = await buildApp(config, { store });
