@@ -2,8 +2,9 @@
 // PostgreSQL databases when a server is named, counts each operation's SQL statements on
 // each engine, starts the API server on each engine and scale plus the bare Fastify and
 // node:http baselines, measures the representative operations in alternating rounds, checks
-// the targets, profiles the misses, and writes results.md (this run on top of the earlier
-// ones) and ratios.svg. See options.ts for the flags.
+// the targets, measures what webhook deliveries add to a write (webhooks.ts), profiles the
+// misses, and writes results.md (this run on top of the earlier ones) and ratios.svg. See
+// options.ts for the flags.
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,15 +16,17 @@ import { compareMarkdown, prepareCompare } from './compare.js';
 import { ensureDataset, type Dataset } from './dataset.js';
 import { withEarlierRuns } from './history.js';
 import { ENGINE_LABEL, enginesOf, measureRounds, recordAnswers, requestsFor, type Answer, type Engine, type PerEngine } from './measure.js';
-import { selectOperations } from './operations.js';
+import { OPERATIONS, selectOperations } from './operations.js';
 import { parseOptions } from './options.js';
-import { loadIntoPostgres, redacted, serverVersion, type BenchDatabase } from './postgres.js';
+import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchDatabase } from './postgres.js';
 import { memoryOf } from './proc.js';
 import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown, type PostgresReport } from './report.js';
 import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, type Child } from './servers.js';
 import { countOperationStatements, type CountedCall } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
+import { webhookTargets } from './webhook-report.js';
+import { measureWebhooks, WEBHOOK_OPERATION, type WebhookResult } from './webhooks.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const argv = process.argv.slice(2);
@@ -43,7 +46,7 @@ function runCopy(dataset: Dataset, name: string): string {
   return `file:${file}`;
 }
 const removeCopies = () => {
-  for (const name of ['full', 'small', 'profile', 'compare']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
+  for (const name of ['full', 'small', 'profile', 'compare', 'webhook-off', 'webhook-on']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
 };
 
 const command = serverCommand(root, options.server);
@@ -72,8 +75,10 @@ const forgetCleanup = cleanUpIfInterrupted(dropDatabases);
 try {
   const urls: PerEngine<{ full: string; small: string }> = { sqlite: { full: runCopy(full, 'full'), small: runCopy(small, 'small') } };
   let postgresReport: PostgresReport | undefined = 'skipped' in postgres ? { skipped: postgres.skipped } : undefined;
+  let pgFull: BenchDatabase | undefined;
   if ('server' in postgres) {
-    const [pgFull, pgSmall] = [await loadIntoPostgres(postgres.server, full), await loadIntoPostgres(postgres.server, small)];
+    pgFull = await loadIntoPostgres(postgres.server, full);
+    const pgSmall = await loadIntoPostgres(postgres.server, small);
     databases.push(pgFull, pgSmall);
     log(`PostgreSQL databases ${pgFull.name} (loaded in ${(pgFull.loadMs / 1000).toFixed(1)} s) and ${pgSmall.name} (${(pgSmall.loadMs / 1000).toFixed(1)} s)`);
     urls.postgres = { full: pgFull.url, small: pgSmall.url };
@@ -137,6 +142,26 @@ try {
   const serverFacts: PerEngine<{ full: ReturnType<typeof facts>; small: ReturnType<typeof facts> }> = { sqlite: { full: facts(servers.sqlite.full), small: facts(servers.sqlite.small) } };
   if (servers.postgres) serverFacts.postgres = { full: facts(servers.postgres.full), small: facts(servers.postgres.small) };
   await Promise.all(children.splice(0).map((c) => c.stop()));
+
+  // Two copies of the full-scale data per engine, made now that nothing is connected to it.
+  const webhooks: Partial<PerEngine<WebhookResult>> = {};
+  if (options.webhooks) {
+    const request = OPERATIONS.find((op) => op.id === WEBHOOK_OPERATION)!.request(full.meta, await bearerOf(full));
+    for (const engine of engines) {
+      const copy = async (side: 'off' | 'on') => {
+        if (engine === 'sqlite' || !('server' in postgres)) return runCopy(full, `webhook-${side}`);
+        const database = await copyDatabase(postgres.server, pgFull!);
+        databases.push(database);
+        return database.url;
+      };
+      const copies = { off: await copy('off'), on: await copy('on') };
+      log(`webhooks on ${ENGINE_LABEL[engine]}: ${WEBHOOK_OPERATION} without and with delivery, on copies ${Object.values(copies).map((url) => new URL(url).pathname.split('/').pop()).join(' and ')}`);
+      webhooks[engine] = await measureWebhooks({
+        root, command, secret, databases: copies, meta: full.meta, request,
+        connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed, log,
+      });
+    }
+  }
   await dropDatabases();
 
   const summaries = new Map(operations.map((op) => {
@@ -146,7 +171,8 @@ try {
   }));
   const fullFacts: PerEngine<{ peakRssKb: number; startupMs: number }> = { sqlite: serverFacts.sqlite.full };
   if (serverFacts.postgres) fullFacts.postgres = serverFacts.postgres.full;
-  const checks = checkTargets(operations, summaries, samples, fullFacts);
+  const webhookResults = webhooks.sqlite ? (webhooks as PerEngine<WebhookResult>) : undefined;
+  const checks = [...checkTargets(operations, summaries, samples, fullFacts), ...(webhookResults ? webhookTargets(webhookResults) : [])];
   log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling SQLite's misses`);
   const profiles = await profileMisses(checks, {
     root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(full, 'profile'),
@@ -159,7 +185,7 @@ try {
   const report = {
     date, command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() }, settings, server: command,
     full: { meta: full.meta, cached: full.cached }, small: { meta: small.meta, cached: small.cached }, servers: serverFacts, postgres: postgresReport!,
-    ops, statements, differingReads, checks, profiles,
+    ops, statements, differingReads, checks, profiles, ...(webhookResults ? { webhooks: webhookResults } : {}),
   };
   const run = resultsMarkdown(report) + (compared ? `\n${compareMarkdown(options.compare!, compared.commit, samples)}` : '');
   const resultsFile = join(options.out, 'results.md');

@@ -1,3 +1,5 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { OpRequest } from './operations.js';
 import { sampleRss } from './proc.js';
@@ -60,5 +62,64 @@ export async function runLoad(
     unexpected: latencies.length - expected + result.errors + result.timeouts,
     statuses,
     ...(peakRssKb !== undefined ? { peakRssKb } : {}),
+  };
+}
+
+/**
+ * Sends `request` at a steady `rate` per second for `duration` seconds over at most
+ * `connections` keep-alive connections, whatever the answers' pace (an open loop, where
+ * runLoad's closed loop waits for each answer before the next request), and measures each
+ * answer from the moment its request was due: a server that falls behind shows it in the
+ * latency rather than by being sent less. autocannon's own rate option sends each second's
+ * requests in a burst at its start, which measures a queue rather than a steady load.
+ */
+export async function runPaced(
+  url: string,
+  request: OpRequest,
+  options: { rate: number; connections: number; duration: number; expectStatus: number; seed: string },
+): Promise<LoadResult> {
+  const rng = createRng(options.seed);
+  const { vary, ...fixed } = request;
+  const target = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let failures = 0;
+  const send = (dueAt: number) => new Promise<void>((resolve) => {
+    const { path, body } = { path: fixed.path, body: fixed.body, ...(vary ? vary(rng) : {}) };
+    const headers = body === undefined ? fixed.headers : { ...fixed.headers, 'content-length': String(Buffer.byteLength(body)) };
+    const sent = httpRequest({ host: target.hostname, port: target.port, method: fixed.method, path, headers, agent, timeout: 10_000 }, (answer) => {
+      answer.resume();
+      answer.on('end', () => {
+        latencies.push(performance.now() - dueAt);
+        statuses[String(answer.statusCode)] = (statuses[String(answer.statusCode)] ?? 0) + 1;
+        resolve();
+      });
+    });
+    sent.on('timeout', () => sent.destroy(new Error('timed out')));
+    sent.on('error', () => { failures++; resolve(); });
+    sent.end(body);
+  });
+  const total = Math.max(1, Math.round(options.rate * options.duration));
+  const interval = 1000 / options.rate;
+  const started = performance.now();
+  const answers: Array<Promise<void>> = [];
+  while (answers.length < total) {
+    const due = Math.min(total, Math.floor((performance.now() - started) / interval) + 1);
+    while (answers.length < due) answers.push(send(started + answers.length * interval));
+    await sleep(Math.max(0, started + answers.length * interval - performance.now()));
+  }
+  await Promise.all(answers);
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  const sorted = Float64Array.from(latencies).sort();
+  const expected = statuses[String(options.expectStatus)] ?? 0;
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requests: latencies.length,
+    unexpected: latencies.length - expected + failures,
+    statuses,
   };
 }

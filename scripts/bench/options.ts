@@ -27,11 +27,13 @@ export interface BenchOptions {
   compare?: string;
   /** the PostgreSQL server the API is also measured on, or why it is not */
   postgres: PostgresChoice;
+  /** measure what webhook deliveries add to a write (webhooks.ts) */
+  webhooks: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--scale 1] [--small-ratio 0.01] [--seed bench] [--duration 3] [--rounds 3]
   [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 12]
-  [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off]
+  [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off] [--webhooks on|off]
 PostgreSQL: --postgres, else BENCH_POSTGRES_URL, else TEST_POSTGRES_URL; without any, only SQLite is measured (and the report says so).`;
 
 function revision(value: string): string {
@@ -61,6 +63,7 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
       only: { type: 'string', default: '' },
       compare: { type: 'string' },
       postgres: { type: 'string' },
+      webhooks: { type: 'string', default: 'on' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -82,6 +85,10 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
   }
   if (!/^[\w-]{1,40}$/.test(values.seed!)) {
     console.error(`--seed must be 1-40 letters, digits, - or _\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.webhooks !== 'on' && values.webhooks !== 'off') {
+    console.error(`--webhooks must be on or off\n${USAGE}`);
     process.exit(2);
   }
   let postgres: PostgresChoice;
@@ -106,5 +113,6 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
     only: values.only!.split(',').map((id) => id.trim()).filter(Boolean),
     ...(values.compare ? { compare: revision(values.compare) } : {}),
     postgres,
+    webhooks: values.webhooks === 'on',
   };
 }

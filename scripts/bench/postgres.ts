@@ -118,3 +118,16 @@ export async function loadIntoPostgres(server: string, dataset: Dataset): Promis
     throw err;
   }
 }
+
+/**
+ * A copy of `source` under a name of its own (CREATE DATABASE … TEMPLATE: the server copies
+ * the files, much faster than loading again), dropped like the source. Nothing may be
+ * connected to `source` meanwhile.
+ */
+export async function copyDatabase(server: string, source: BenchDatabase): Promise<BenchDatabase> {
+  const started = performance.now();
+  const name = `${source.name}_${randomBytes(4).toString('hex')}`;
+  await admin(server, (client) => client.query(`create database ${name} template ${source.name}`));
+  const drop = () => admin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  return { url: databaseUrl(server, name), name, loadMs: performance.now() - started, drop };
+}

@@ -6,6 +6,8 @@ import type { ProfileSummary } from './profile.js';
 import type { CountedCall } from './statements.js';
 import type { OpSummary, TargetCheck } from './summary.js';
 import { markdownTable, mib, n0, n2, pct, perEngine, times, type Column } from './tables.js';
+import { webhookMarkdown } from './webhook-report.js';
+import type { WebhookResult } from './webhooks.js';
 
 export interface ProfileReport {
   /** what ran while profiling: an operation's label, or start-up */
@@ -47,6 +49,8 @@ export interface ReportInput {
   differingReads: string[];
   checks: TargetCheck[];
   profiles: ProfileReport[];
+  /** the webhook measurement, per engine (absent with --webhooks off) */
+  webhooks?: PerEngine<WebhookResult>;
 }
 
 export const loadAverage = () => loadavg()[0];
@@ -80,7 +84,7 @@ export function resultsMarkdown(input: ReportInput): string {
     '### Machine and settings',
     '',
     `- Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; all traffic on 127.0.0.1, load generator (autocannon)${both ? ' and PostgreSQL' : ''} on the same cores. 1-minute load average ${input.load.start.toFixed(2)} at the start, ${input.load.end.toFixed(2)} at the end.`,
-    `- Server: ${input.server.kind === 'dist' ? '`node dist/server.js` (the build `npm start` runs)' : '`node --import tsx src/server.ts`'}, PORT=0, LOG_LEVEL=warn, rate limits off, no demo data.${input.server.note ? ` ${input.server.note.split('\n')[0]}` : ''}`,
+    `- Server: ${input.server.kind === 'dist' ? '`node dist/server.js` (the build `npm start` runs)' : '`node --import tsx src/server.ts`'}, PORT=0, LOG_LEVEL=warn, rate limits off, no demo data, no webhook deliveries (WEBHOOK_DELIVERY=false) but in the webhook measurement.${input.server.note ? ` ${input.server.note.split('\n')[0]}` : ''}`,
     `- Full scale ${full.meta.scale}: ${counts(full.meta)}. ${full.cached ? 'SQLite file reused from the cache' : `SQLite file generated in ${n0(full.meta.generationMs / 1000)} s`} (seed \`${s.seed}\`).`,
     `- Small scale ${small.meta.scale}: ${counts(small.meta)}.`,
     'server' in postgres
@@ -131,6 +135,7 @@ export function resultsMarkdown(input: ReportInput): string {
     })),
     '',
     ...statementsMarkdown(input.ops, input.statements, engines),
+    ...(input.webhooks ? webhookMarkdown(input.webhooks) : ['### Webhook deliveries', '', 'Not measured (--webhooks off).', '']),
     '### Targets',
     '',
     ...targetsMarkdown(input.checks, engines),

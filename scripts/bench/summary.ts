@@ -1,7 +1,7 @@
 import { enginesOf, type Answer, type Engine, type EngineSample, type PerEngine, type Sample } from './measure.js';
 import type { Operation } from './operations.js';
 
-export const TARGETS = { read: 0.6, write: 0.4, csv: 0.8, growth: 1.5, rssMiB: 200, startupMs: 2000 } as const;
+export const TARGETS = { read: 0.6, write: 0.4, csv: 0.8, growth: 1.5, rssMiB: 200, startupMs: 2000, delivery: 1.1 } as const;
 
 /** One operation on one engine, medians over the rounds. */
 export interface EngineSummary {
@@ -41,8 +41,8 @@ export interface TargetCheck {
   subject: string;
   value: string;
   met: boolean;
-  /** what a CPU profile should look at when missed: an operation id or 'startup' */
-  profile: string;
+  /** what a CPU profile should look at when missed: an operation id or 'startup'; none for the webhook measurement's */
+  profile?: string;
 }
 
 export const median = (values: number[]): number => {

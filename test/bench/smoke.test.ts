@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
 import { OPERATIONS } from '../../scripts/bench/operations.js';
+import { ORDER_CHECKS } from '../../scripts/bench/webhooks.js';
 import { engine, TEST_DATABASE_URL } from '../test-store.js';
 
 // `npm run bench` at a tiny scale, so the benchmark cannot silently rot: it must complete,
 // and report a number for every operation on every engine it measured and a verdict for
 // every target. In the PostgreSQL half of the suite it measures PostgreSQL beside SQLite
 // (and drops its databases); in the SQLite half it is given no server and must say that it
-// skipped PostgreSQL. Its output goes to a temporary directory, never to bench/.
+// skipped PostgreSQL. Its webhook measurement must account for every write's event on
+// every engine. Its output goes to a temporary directory, never to bench/.
 
 const root = new URL('../../', import.meta.url).pathname;
 const engines = engine === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -48,7 +50,28 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     if (engine === 'postgres') t.ok(op.postgresOverSqlite > 0, `${op.id}: PostgreSQL / SQLite is a positive ratio (${op.postgresOverSqlite})`);
   }
   for (const name of engines) t.ok(results.servers[name].full.startupMs > 0 && results.servers[name].full.peakRssKb > 0, `start-up time and peak RSS are measured on ${name}`);
-  t.equal(results.checks.length, 16 * engines.length, 'every target has a verdict on every engine');
+  t.equal(results.checks.length, 20 * engines.length, 'every target has a verdict on every engine');
+
+  t.same(Object.keys(results.webhooks), engines, `the webhook measurement ran on ${engines.join(' and ')}`);
+  for (const name of engines) {
+    const { rounds, order, deliveries: d, rate } = results.webhooks[name];
+    t.ok(rate >= 1, `${name}: a steady rate was chosen (${rate} req/s)`);
+    for (const load of ['full', 'steady']) {
+      for (const side of ['off', 'on']) {
+        const run = rounds[0][load][side];
+        t.ok(run.rps > 0 && run.p50 > 0 && run.p99 >= run.p50 && run.unexpected === 0, `${name}, ${load} load, delivery ${side}: measured, every write answered 200`);
+      }
+    }
+    t.ok(d.recorded > 0 && d.recorded === d.committed, `${name}: every committed write recorded its event (${d.recorded} of ${d.committed})`);
+    t.ok(d.committed >= d.answered, `${name}: every answered write was committed (${d.answered} answered)`);
+    t.equal(d.distinct, d.recorded, `${name}: every recorded event reached the receiver`);
+    t.same([d.missing, d.unknown, d.badSignatures, d.baselineReceived], [0, 0, 0, 0], `${name}: none missing, none unknown, every signature verified, nothing from the server without delivery`);
+    t.equal(d.received, d.distinct + d.duplicates, `${name}: duplicates are counted`);
+    t.same(d.statuses, { succeeded: d.recorded }, `${name}: the outbox holds only succeeded deliveries`);
+    t.ok(d.baselineRecorded > 0 && d.baselineRecorded === d.baselineCommitted, `${name}: the server without delivery still recorded each write's event`);
+    t.equal(order.length, ORDER_CHECKS);
+    t.ok(order.every((c: { lagMs: number; sameData: boolean }) => c.lagMs > 0 && c.sameData), `${name}: each write sent alone answered before its delivery arrived, which carried its answer`);
+  }
   const missed = new Set(results.checks.filter((c: { met: boolean; engine: string }) => !c.met && c.engine === 'sqlite').map((c: { profile: string }) => c.profile));
   t.equal(results.profiles.length, Math.min(1, missed.size), "a target SQLite missed is profiled (at most --max-profiles)");
   for (const profile of results.profiles) t.ok(profile.summary?.functions.length > 0, `the profile of ${profile.subject} names functions`);
@@ -65,12 +88,19 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     t.ok(rows.some((row) => statementRow.test(row)), `results.md has the statements of ${op.label}`);
   }
   t.match(markdown, `| Operation | ${engines.map((e) => `${LABEL[e]} statements`).join(' | ')} |`);
+  for (const name of engines) {
+    t.match(markdown, new RegExp(`^\\| ${LABEL[name]} \\| full load \\|( [\\d.,]+ \\| [\\d.,]+ \\| [\\d.]+× \\|){3}$`, 'm'), `results.md has the webhook latencies on ${name}`);
+  }
+  t.match(markdown, /^\| A delivery adds ≤ 10% to the write's latency \| .* at full load, with \/ without delivery \| p50 [\d.]+×, p99 [\d.]+×, /m, 'results.md has the webhook targets');
   t.match(readFileSync(join(dir, 'ratios.svg'), 'utf8'), /^<svg [^>]*>[\s\S]*read target 60%[\s\S]*<\/svg>\n$/);
 
   if (engine === 'postgres') {
     t.same(results.differingReads, [], 'the same rows give the same read answers on both engines');
-    const names = /PostgreSQL databases (\w+) .* and (\w+) /.exec(run.stderr)?.slice(1) ?? [];
-    t.equal(names.length, 2, 'the log names the databases it loaded');
+    const loaded = /PostgreSQL databases (\w+) .* and (\w+) /.exec(run.stderr)?.slice(1) ?? [];
+    t.equal(loaded.length, 2, 'the log names the databases it loaded');
+    const copies = /webhooks on PostgreSQL: .* on copies (\w+) and (\w+)/.exec(run.stderr)?.slice(1) ?? [];
+    t.equal(copies.length, 2, 'and the copies the webhook measurement made');
+    const names = [...loaded, ...copies];
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
     const left = await client.query('select datname from pg_database where datname = any($1)', [names]).finally(() => client.end());
