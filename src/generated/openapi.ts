@@ -375,14 +375,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @description CSV text in ServiceStack's layout: a header row of field names and one data row
-         *     per object (a query envelope is written as its `Results` rows only); nested
-         *     objects and lists are written as JSV in one cell.
-         * @example Id,Name,NormalizedName,Active
-         *     1,Hair salon,hair-salon,true
-         */
-        CsvText: string;
         /** @description A map of string values. */
         StringMap: {
             [key: string]: string;
@@ -1196,7 +1188,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ResourceQueryResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The rebate code. */
@@ -1206,7 +1197,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["RebateCodeResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /**
@@ -1219,7 +1209,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller is not authenticated, or not allowed (`Unauthorized`). */
@@ -1229,7 +1218,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller's privileges are too low (`Forbidden`). */
@@ -1239,7 +1227,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description No such record in the company (`NotFound`). */
@@ -1249,7 +1236,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /**
@@ -1264,7 +1250,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
     };
@@ -1276,7 +1261,8 @@ export interface components {
         /**
          * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
          *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-         *     answers 406.
+         *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+         *     fields as CSV text (`x-csv`, see Formats).
          */
         Format: "json" | "csv";
         /** @description Number of results to skip. */
@@ -1315,31 +1301,26 @@ export interface components {
         CreateArticleRebateCode: {
             content: {
                 "application/json": components["schemas"]["CreateArticleRebateCode"];
-                "text/csv": components["schemas"]["CreateArticleRebateCode"];
             };
         };
         CreateRebateCodeTransaction: {
             content: {
                 "application/json": components["schemas"]["CreateRebateCodeTransaction"];
-                "text/csv": components["schemas"]["CreateRebateCodeTransaction"];
             };
         };
         CreateMessageTemplate: {
             content: {
                 "application/json": components["schemas"]["CreateMessageTemplate"];
-                "text/csv": components["schemas"]["CreateMessageTemplate"];
             };
         };
         CreateResourceType: {
             content: {
                 "application/json": components["schemas"]["CreateResourceType"];
-                "text/csv": components["schemas"]["CreateResourceType"];
             };
         };
         UpdateWebhookEndpoint: {
             content: {
                 "application/json": components["schemas"]["UpdateWebhookEndpoint"];
-                "text/csv": components["schemas"]["UpdateWebhookEndpoint"];
             };
         };
     };
@@ -1364,7 +1345,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1389,7 +1371,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             default: components["responses"]["Error"];
@@ -1401,7 +1382,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1440,7 +1422,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1463,7 +1446,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1480,7 +1464,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateRebateCodeTransactionResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1497,7 +1480,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1517,7 +1501,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomFieldQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1565,7 +1548,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1582,7 +1566,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfPrintoutQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1596,7 +1579,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1613,7 +1597,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageTemplatesQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1629,7 +1612,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1649,7 +1633,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TagResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1680,7 +1663,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1697,7 +1681,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResourceTypeQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1743,7 +1726,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1760,7 +1744,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfBillingMethodQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1805,7 +1788,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1822,7 +1806,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfCompanyCategoryQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1837,7 +1820,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1854,7 +1838,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AiChatUsageResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1871,7 +1854,8 @@ export interface operations {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
                  *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1891,7 +1875,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
