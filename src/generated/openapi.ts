@@ -785,8 +785,8 @@ export interface components {
             Company?: components["schemas"]["RebateCodeCompanyResponse"];
             PaymentLog?: components["schemas"]["PaymentLogResponse"][];
         };
-        /** @description The answer to CreateRebateCodeTransaction. */
-        CreateRebateCodeTransactionResponse: {
+        /** @description The answer to CreateRebateCodeTransaction, the transaction as recorded. */
+        RecordedRebateCodeTransaction: {
             ResponseStatus?: components["schemas"]["ResponseStatus"];
             RebateCodeTransactionItem: components["schemas"]["RebateCodeTransactionQueryResponse"];
         };
@@ -955,7 +955,7 @@ export interface components {
             Updated?: string;
         };
         /** @description A billing method. With `Fields`, only the listed fields are filled. */
-        BillingMethodQueryResponse: {
+        BillingMethodResponse: {
             /** Format: int32 */
             Id?: number;
             Name?: string;
@@ -1021,12 +1021,12 @@ export interface components {
             ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
         /** @description A page of billing methods. */
-        QueryResponseOfBillingMethodQueryResponse: {
+        QueryResponseOfBillingMethodResponse: {
             /** Format: int32 */
             Offset: number;
             /** Format: int32 */
             Total: number;
-            Results: components["schemas"]["BillingMethodQueryResponse"][];
+            Results: components["schemas"]["BillingMethodResponse"][];
             Meta?: components["schemas"]["StringMap"];
             ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
@@ -1181,24 +1181,6 @@ export interface components {
         };
     };
     responses: {
-        /** @description The resource, as deleted or as deactivated. */
-        Resource: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ResourceQueryResponse"];
-            };
-        };
-        /** @description The rebate code. */
-        RebateCode: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["RebateCodeResponse"];
-            };
-        };
         /**
          * @description The request is invalid (`ResponseStatus.Errors` lists every failure), or a rule of
          *     the operation refused it.
@@ -1244,7 +1226,7 @@ export interface components {
          *     `TooManyRequests` (with `Retry-After`), 431 `RequestHeaderFieldsTooLarge`, 500
          *     `InternalServerError`. Answered in CSV when CSV was asked for.
          */
-        Error: {
+        OtherError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1254,8 +1236,6 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The record's id. */
-        IntId: number;
         /** @description The company; blank or omitted uses the caller's company. */
         CompanyId: string;
         /**
@@ -1297,33 +1277,7 @@ export interface components {
             [key: string]: string;
         };
     };
-    requestBodies: {
-        CreateArticleRebateCode: {
-            content: {
-                "application/json": components["schemas"]["CreateArticleRebateCode"];
-            };
-        };
-        CreateRebateCodeTransaction: {
-            content: {
-                "application/json": components["schemas"]["CreateRebateCodeTransaction"];
-            };
-        };
-        CreateMessageTemplate: {
-            content: {
-                "application/json": components["schemas"]["CreateMessageTemplate"];
-            };
-        };
-        CreateResourceType: {
-            content: {
-                "application/json": components["schemas"]["CreateResourceType"];
-            };
-        };
-        UpdateWebhookEndpoint: {
-            content: {
-                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: never;
     pathItems: never;
 }
@@ -1352,14 +1306,22 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The resource's id. */
+                Id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Resource"];
+            /** @description The resource, as deleted or as deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceQueryResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1373,7 +1335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateArticleRebateCode: {
@@ -1391,13 +1353,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateArticleRebateCode"];
+        /** @description The article, the buyer and the receiver. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateArticleRebateCode"];
+            };
+        };
         responses: {
-            200: components["responses"]["RebateCode"];
+            /** @description The rebate code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebateCodeResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     GetRebateCodeBySign: {
@@ -1433,11 +1408,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["RebateCode"];
+            /** @description The rebate code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebateCodeResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateRebateCodeTransaction: {
@@ -1455,7 +1438,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateRebateCodeTransaction"];
+        /** @description The transaction to record. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRebateCodeTransaction"];
+            };
+        };
         responses: {
             /** @description The recorded transaction. */
             200: {
@@ -1463,13 +1451,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateRebateCodeTransactionResponse"];
+                    "application/json": components["schemas"]["RecordedRebateCodeTransaction"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     DeleteCustomField: {
@@ -1487,8 +1475,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The custom field's id. */
+                Id: number;
             };
             cookie?: never;
         };
@@ -1506,7 +1494,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     BookingPrintoutQuery: {
@@ -1570,7 +1558,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateMessageTemplate: {
@@ -1588,7 +1576,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateMessageTemplate"];
+        /** @description The template to create. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplate"];
+            };
+        };
         responses: {
             /** @description The created message template with its message type. */
             200: {
@@ -1601,7 +1594,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     DeleteTag: {
@@ -1619,8 +1612,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The tag's id. */
+                Id: number;
             };
             cookie?: never;
         };
@@ -1654,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateResourceType: {
@@ -1672,7 +1665,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateResourceType"];
+        /** @description The resource type to create. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateResourceType"];
+            };
+        };
         responses: {
             /** @description The created resource type with its resources. */
             200: {
@@ -1686,7 +1684,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     BillingMethodQuery: {
@@ -1743,12 +1741,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QueryResponseOfBillingMethodQueryResponse"];
+                    "application/json": components["schemas"]["QueryResponseOfBillingMethodResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CategoryQuery: {
@@ -1809,7 +1807,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     GetMcpUsage: {
@@ -1843,7 +1841,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     UpdateWebhookEndpoint: {
@@ -1866,7 +1864,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["UpdateWebhookEndpoint"];
+        /** @description The endpoint's new settings. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
         responses: {
             /** @description The updated endpoint, including its secret. */
             200: {
@@ -1880,7 +1883,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
 }

@@ -1146,6 +1146,35 @@ t.test('ChangeType has the values Increase and Decrease', async (t) => {
   t.ok(isRequired(schema ?? {}, 'ChangeType'), 'ChangeType is required');
 });
 
+// Generators name their own types after operations and components: @hey-api/openapi-ts
+// `<OperationId>Data/Error/Errors/Response/Responses` and a type per schema, parameter and
+// request body; orval `<OperationId>Params/Result/Body` and `<Name>Response`,
+// `<Name>Body`, `<Name>Parameter` for response, request body and parameter components.
+// A clash makes one of them rename a type (`CreateArticleRebateCode2`) or fail to compile
+// (`Duplicate identifier`); test/clients proves the outcome, these rules keep it so.
+t.test('component names cannot clash with the names generators derive', async (t) => {
+  const components = (contract.components ?? {}) as Obj;
+  const schemas = Object.keys(components.schemas ?? {});
+  const taken = new Map(schemas.map((name) => [name.toLowerCase(), `schema ${name}`]));
+  const claim = (name: string, by: string) => {
+    const holder = taken.get(name.toLowerCase());
+    t.notOk(holder, `${by} does not clash with ${holder ?? 'anything'}`);
+    taken.set(name.toLowerCase(), by);
+  };
+  t.notOk(components.requestBodies, 'request bodies are declared in their operations');
+  for (const name of Object.keys(components.parameters ?? {})) {
+    claim(name, `parameter ${name}`);
+    claim(`${name}Parameter`, `orval's ${name}Parameter`);
+  }
+  for (const name of Object.keys(components.responses ?? {})) claim(`${name}Response`, `orval's ${name}Response`);
+  for (const o of ops) {
+    for (const suffix of ['Data', 'Error', 'Errors', 'Response', 'Responses', 'Params', 'Result', 'Body']) {
+      claim(`${o.operationId}${suffix}`, `${o.operationId}${suffix}`);
+    }
+    t.notOk(o.op.responses?.['200']?.$ref, `${o.operationId}: the 200 answer is declared in place`);
+  }
+});
+
 t.test('MCP usage counters: TokensUsed/TokensRemaining int64, TokenLimit/WindowDays int32, TokensRemaining never negative', async (t) => {
   const instances = responseInstances.get('AiChatUsageResponse') ?? [];
   t.ok(instances.length > 0);
