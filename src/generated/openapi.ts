@@ -435,6 +435,44 @@ export interface components {
          * @enum {string}
          */
         ChangeType: "Increase" | "Decrease";
+        /**
+         * Format: int32
+         * @description The kind of rebate code: 1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard.
+         * @enum {integer}
+         */
+        RebateCodeType: 1 | 2 | 3 | 4 | 5;
+        /**
+         * Format: int32
+         * @description The state of a rebate code: 1 Active, 2 Inactive, 3 Expired. Only Active codes can be used.
+         * @enum {integer}
+         */
+        RebateCodeStatus: 1 | 2 | 3;
+        /**
+         * Format: int32
+         * @description A day of the week: 1 Monday .. 7 Sunday.
+         * @enum {integer}
+         */
+        Weekday: 1 | 2 | 3 | 4 | 5 | 6 | 7;
+        /**
+         * Format: int32
+         * @description How a message is sent: 1 Email, 2 SMS.
+         * @enum {integer}
+         */
+        SendMethod: 1 | 2;
+        /**
+         * Format: int32
+         * @description The kind of resource: 1 Object, 2 Person, 3 Room, 4 Relay; null when not set.
+         * @enum {integer|null}
+         */
+        ResourceCategory: 1 | 2 | 3 | 4 | null;
+        /**
+         * Format: int32
+         * @description Numeric value of a booking's status (`BookingStatusEnum` gives the names): 1 Booked,
+         *     2 Unbooked, 3 Reserved, 4 Canceled, 5 AwaitingPayment, 6 AwaitingPaymentNoTimeLimit,
+         *     7 Payed, 8 AwaitingPaymentRequestFromAdmin, 9 AwaitingPaymentFromProvider, 10 Invoiced.
+         * @enum {integer}
+         */
+        BookingStatusId: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
         /** @description A tag. */
         TagResponse: {
             /** Format: int32 */
@@ -491,11 +529,7 @@ export interface components {
             TotalSpots?: number;
             /** Format: int32 */
             PauseAfterInMinutes?: number;
-            /**
-             * Format: int32
-             * @description Numeric value of `Status` (see BookingStatusEnum).
-             */
-            StatusId: number;
+            StatusId: components["schemas"]["BookingStatusId"];
             Status: components["schemas"]["BookingStatusEnum"];
             Customer?: components["schemas"]["BookedCustomer"];
         };
@@ -544,11 +578,7 @@ export interface components {
             SendEmailReminder?: boolean | null;
             /** @description Receives SMS reminders on bookings. */
             SendSMSReminder?: boolean | null;
-            /**
-             * Format: int32
-             * @description 1 = Object, 2 = Person, 3 = Room, 4 = Relay.
-             */
-            ResourceCategory?: number | null;
+            ResourceCategory?: components["schemas"]["ResourceCategory"];
             /**
              * Format: int32
              * @description For category Relay: minutes before the next booking when the relay becomes available; default 0.
@@ -564,11 +594,7 @@ export interface components {
         };
         /** @description A weekday on which a rebate code is valid (1 = Monday .. 7 = Sunday). */
         DaysOfWeekResponse: {
-            /**
-             * Format: int32
-             * @description 1 = Monday .. 7 = Sunday.
-             */
-            Id: number;
+            Id: components["schemas"]["Weekday"];
             /**
              * @description English name of the day.
              * @example Monday
@@ -611,8 +637,12 @@ export interface components {
             /** Format: int32 */
             RebateCodeId: number;
             RebateCodeSign?: string;
-            /** Format: int32 */
-            RebateCodeTypeId?: number | null;
+            /**
+             * Format: int32
+             * @description The code's RebateCodeType (1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard).
+             * @enum {integer|null}
+             */
+            RebateCodeTypeId?: 1 | 2 | 3 | 4 | 5 | null;
             RebateCodeTypeName?: string;
             /**
              * Format: double
@@ -666,7 +696,9 @@ export interface components {
             Name: string;
             /**
              * Format: int32
-             * @description 3 = PunchTicket, 4 = ValueCard, 5 = GiftCard can become rebate codes of the same type.
+             * @description The article's type. Types 3 (PunchTicket), 4 (ValueCard) and 5 (GiftCard) can
+             *     become rebate codes of the RebateCodeType of the same number; other values are
+             *     other products (not an enum: the set of product types is open).
              */
             ArticleTypeId: number;
             Description?: string;
@@ -713,9 +745,8 @@ export interface components {
             PaymentProviderId?: number | null;
         };
         /**
-         * @description A rebate code. `RebateCodeTypeId`: 1 Percent, 2 Currency, 3 PunchTicket,
-         *     4 ValueCard, 5 GiftCard. `RebateCodeStatusId`: 1 Active, 2 Inactive, 3 Expired;
-         *     `ActiveByStatus` is true for Active only.
+         * @description A rebate code. `RebateCodeTypeId` is a RebateCodeType, `RebateCodeStatusId` a
+         *     RebateCodeStatus; `ActiveByStatus` is true for Active only.
          */
         RebateCodeResponse: {
             /** Format: int32 */
@@ -748,17 +779,9 @@ export interface components {
              * @description The code's value (percent, currency amount or number of uses, by type).
              */
             RebateCodeValue: number;
-            /**
-             * Format: int32
-             * @description 1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard.
-             */
-            RebateCodeTypeId: number;
+            RebateCodeTypeId: components["schemas"]["RebateCodeType"];
             Name?: string;
-            /**
-             * Format: int32
-             * @description 1 Active, 2 Inactive, 3 Expired.
-             */
-            RebateCodeStatusId: number;
+            RebateCodeStatusId: components["schemas"]["RebateCodeStatus"];
             StatusName?: string;
             /** Format: int32 */
             MaxNumberOfUses?: number;
@@ -890,11 +913,7 @@ export interface components {
             MaxCharacters: number;
             /** @description Always included when sending. */
             DefaultText?: string;
-            /**
-             * Format: int32
-             * @description 1 = Email, 2 = SMS.
-             */
-            SendMethodId: number;
+            SendMethodId: components["schemas"]["SendMethod"];
         };
         /** @description A service a message template is valid for. */
         MessageServices: {
@@ -980,7 +999,8 @@ export interface components {
             CompanyId: string;
             /**
              * Format: int64
-             * @description Tokens consumed in the current rolling window.
+             * @description Tokens consumed in the current rolling window: a sum that may pass 2^31, hence
+             *     int64; JSON numbers hold it exactly up to 2^53.
              */
             TokensUsed: number;
             /** Format: int32 */

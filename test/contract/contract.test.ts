@@ -23,6 +23,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { REBATE_CODE_STATUSES, REBATE_CODE_TYPES, WEEKDAYS } from '../../src/domain/rebate-code-reference.js';
+import { BOOKING_STATUS_NAMES } from '../../src/domain/resources.js';
 
 // ---------------------------------------------------------------------------
 // DOCUMENT (transcribed from /work/shared/service-interface.md)
@@ -1144,6 +1146,73 @@ t.test('ChangeType has the values Increase and Decrease', async (t) => {
   const changeType = deref(schema?.properties?.ChangeType);
   t.strictSame(changeType?.enum, ['Increase', 'Decrease']);
   t.ok(isRequired(schema ?? {}, 'ChangeType'), 'ChangeType is required');
+});
+
+/**
+ * The integer codes whose values the documents give (product-decisions §6; ResourceCategory
+ * and the booking statuses in the service document), transcribed: value → name.
+ */
+const CODES: Record<string, { fields: [string, string][]; names: Record<number, string> }> = {
+  RebateCodeTypeId: {
+    fields: [['RebateCodeResponse', 'RebateCodeTypeId'], ['RebateCodeTransactionQueryResponse', 'RebateCodeTypeId']],
+    names: { 1: 'Percent', 2: 'Currency', 3: 'PunchTicket', 4: 'ValueCard', 5: 'GiftCard' },
+  },
+  RebateCodeStatusId: { fields: [['RebateCodeResponse', 'RebateCodeStatusId']], names: { 1: 'Active', 2: 'Inactive', 3: 'Expired' } },
+  DaysOfWeek: {
+    fields: [['DaysOfWeekResponse', 'Id']],
+    names: { 1: 'Monday', 2: 'Tuesday', 3: 'Wednesday', 4: 'Thursday', 5: 'Friday', 6: 'Saturday', 7: 'Sunday' },
+  },
+  SendMethodId: { fields: [['MessageTypeQueryResponse', 'SendMethodId']], names: { 1: 'Email', 2: 'SMS' } },
+  ResourceCategory: { fields: [['ResourceQueryResponse', 'ResourceCategory']], names: { 1: 'Object', 2: 'Person', 3: 'Room', 4: 'Relay' } },
+  BookingStatusId: {
+    fields: [['BookedTime', 'StatusId']],
+    names: {
+      1: 'Booked', 2: 'Unbooked', 3: 'Reserved', 4: 'Canceled', 5: 'AwaitingPayment', 6: 'AwaitingPaymentNoTimeLimit',
+      7: 'Payed', 8: 'AwaitingPaymentRequestFromAdmin', 9: 'AwaitingPaymentFromProvider', 10: 'Invoiced',
+    },
+  },
+};
+
+t.test('documented integer codes are enums naming each value in x-enum-varnames', async (t) => {
+  for (const [code, { fields, names }] of Object.entries(CODES)) {
+    for (const [object, field] of fields) {
+      const instances = responseInstances.get(object) ?? [];
+      t.ok(instances.length > 0, `${object} is reached`);
+      for (const { where, schema } of instances) {
+        const p = deref(schema.properties?.[field]);
+        const values = (p.enum as unknown[] | undefined)?.filter((v) => v !== null);
+        t.strictSame(values, Object.keys(names).map(Number), `${where}.${field}: the ${code} values`);
+        t.strictSame(p['x-enum-varnames'], Object.values(names), `${where}.${field}: the ${code} names, in the order of enum`);
+        t.equal(p.enum.includes(null), p.nullable === true, `${where}.${field}: null is a value exactly when the field is nullable`);
+        t.match(p.description, /\S/, `${where}.${field} is described`);
+      }
+    }
+  }
+});
+
+t.test('the server names codes as the contract does', async (t) => {
+  t.strictSame(REBATE_CODE_TYPES, CODES.RebateCodeTypeId.names);
+  t.strictSame(REBATE_CODE_STATUSES, CODES.RebateCodeStatusId.names);
+  t.strictSame(Object.fromEntries(WEEKDAYS.map((d) => [d.id, d.english])), CODES.DaysOfWeek.names);
+  t.strictSame(BOOKING_STATUS_NAMES, CODES.BookingStatusId.names);
+});
+
+/** Every schema (and sub-schema) of the contract, with where it is. */
+function allSchemas(node: unknown, where: string, out: [string, Obj][] = []): [string, Obj][] {
+  if (Array.isArray(node)) node.forEach((item, i) => allSchemas(item, `${where}[${i}]`, out));
+  else if (node !== null && typeof node === 'object') {
+    if (typeof (node as Obj).type === 'string') out.push([where, node as Obj]);
+    for (const [key, value] of Object.entries(node as Obj)) allSchemas(value, `${where}.${key}`, out);
+  }
+  return out;
+}
+
+t.test('int64 only for the MCP token counters, whose sums may pass 2^31', async (t) => {
+  const int64 = allSchemas(contract, '#').filter(([, schema]) => schema.format === 'int64').map(([where]) => where);
+  t.strictSame(int64, [
+    '#.components.schemas.AiChatUsageResponse.properties.TokensUsed',
+    '#.components.schemas.AiChatUsageResponse.properties.TokensRemaining',
+  ]);
 });
 
 // Generators name their own types after operations and components: @hey-api/openapi-ts
