@@ -379,6 +379,10 @@ export interface components {
         StringMap: {
             [key: string]: string;
         };
+        /** @description Free-form request metadata, a map of strings of at most 1000 characters each. */
+        RequestMeta: {
+            [key: string]: string;
+        };
         /** @description One failure of a request. */
         ResponseError: {
             /**
@@ -1290,12 +1294,13 @@ export interface components {
          */
         Fields: string;
         /**
-         * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-         *     envelope's `Meta`.
+         * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+         *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+         *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+         *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+         *     no deepObject maps. A value nested in the text is kept as its JSV text.
          */
-        Meta: {
-            [key: string]: string;
-        };
+        Meta: components["schemas"]["RequestMeta"] | string;
     };
     requestBodies: never;
     headers: never;
@@ -1549,8 +1554,11 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
@@ -1737,8 +1745,11 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
@@ -1799,8 +1810,11 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
