@@ -59,6 +59,9 @@ function validatorFor(key: string, schema: unknown): ValidateFunction {
 
 const errorSchema = deref(contract().document, { $ref: '#/components/schemas/ErrorResponse' });
 
+/** What assertContract reads of a response: an injected one, or one a client received. */
+export type ContractResponse = Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body' | 'json'>;
+
 /**
  * What is wrong with a CSV answer, if anything. The contract declares JSON alone and marks
  * the operations that also speak CSV with `x-csv`; their CSV carries the fields of the JSON
@@ -101,7 +104,7 @@ function csvProblem(op: OperationInfo, declared: any, statusCode: number, text: 
  * (a CSV one as `csvProblem` says). Routes outside the contract must answer errors in the
  * ResponseStatus shape.
  */
-export function assertContract(method: string, url: string, response: LightMyRequestResponse): void {
+export function assertContract(method: string, url: string, response: ContractResponse): void {
   const path = url.split('?')[0];
   const type = String(response.headers['content-type'] ?? '');
   const route = routes.find((r) => r.op.method === method.toUpperCase() && r.pattern.test(path));
