@@ -2,7 +2,7 @@
 // options: @hey-api/openapi-ts, orval and swagger-typescript-api (versions pinned in
 // package.json) each generate a client into a temporary directory, as a new user would run
 // them; one `tsc --strict` run compiles the generated code with a call file per generator
-// (test/clients/*.calls.ts, every one of the thirteen operations with typed reads of the
+// (test/clients/*.calls.ts, every operation of the contract with typed reads of the
 // answers); then each call file runs against a server on 127.0.0.1 loaded with the demo data,
 // and every answer must be a 200 the contract allows, with the data the call asked for.
 
@@ -100,6 +100,7 @@ const EXPECTED: Record<string, object> = {
   CategoryQuery: { Offset: 0, Results: Array, Meta: META },
   GetMcpUsage: { CompanyId: DEMO_COMPANY_A, TokensUsed: Number, TokensRemaining: Number },
   UpdateWebhookEndpoint: { Id: 'wh_bookings', Url: 'https://hooks.studionova.example/generated', EventTypes: ['booking.created'] },
+  WebhookEndpointMessageQuery: { Offset: 0, Total: 0, Results: [] },
 };
 
 for (const name of NAMES) {
@@ -116,7 +117,7 @@ for (const name of NAMES) {
     const calls = (await import(pathToFileURL(join(dir, `${name}.calls.ts`)).href)) as { callEveryOperation(target: Target): Promise<Answer[]> };
     const answers = await calls.callEveryOperation(target);
 
-    t.strictSame(answers.map((a) => a.operationId).sort(), [...contract().operations.keys()].sort(), 'each of the thirteen operations once');
+    t.strictSame(answers.map((a) => a.operationId).sort(), [...contract().operations.keys()].sort(), 'each operation of the contract once');
     for (const answer of answers) {
       const url = new URL(answer.url, target.baseUrl);
       t.equal(url.host, `127.0.0.1:${port}`, `${answer.operationId} went to the test server`);

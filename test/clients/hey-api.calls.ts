@@ -5,7 +5,7 @@ import { createClient, createConfig } from './hey-api/client/index.js';
 import {
   billingMethodQuery, bookingPrintoutQuery, categoryQuery, createArticleRebateCode, createMessageTemplate,
   createRebateCodeTransaction, createResourceType, deleteCustomField, deleteResource, deleteTag, getMcpUsage,
-  getRebateCodeBySign, updateWebhookEndpoint,
+  getRebateCodeBySign, updateWebhookEndpoint, webhookEndpointMessageQuery,
   type BookingStatusId, type RebateCodeStatus, type RebateCodeType, type ResourceCategory, type SendMethod, type Weekday,
 } from './hey-api/index.js';
 import type { Answer, Target } from './target.js';
@@ -105,6 +105,10 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   });
   const secret: string = endpoint.data.Secret;
   seen('UpdateWebhookEndpoint', endpoint);
+
+  const messages = await webhookEndpointMessageQuery({ client, throwOnError: true, path: { Id: 'wh_bookings' }, query: { CompanyId, Status: 'Pending', Take: 10 } });
+  const pending: number = messages.data.Total;
+  seen('WebhookEndpointMessageQuery', messages);
 
   return answers;
 }

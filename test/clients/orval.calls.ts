@@ -7,7 +7,7 @@ import {
   BookingStatusId, RebateCodeStatus, RebateCodeType, ResourceCategory, SendMethod, Weekday,
   billingMethodQuery, bookingPrintoutQuery, categoryQuery, createArticleRebateCode, createMessageTemplate,
   createRebateCodeTransaction, createResourceType, deleteCustomField, deleteResource, deleteTag, getMcpUsage,
-  getRebateCodeBySign, updateWebhookEndpoint,
+  getRebateCodeBySign, updateWebhookEndpoint, webhookEndpointMessageQuery,
 } from './orval/api.js';
 import type { Answer, Target } from './target.js';
 
@@ -96,6 +96,10 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   );
   const secret: string = endpoint.data.Secret;
   seen('UpdateWebhookEndpoint', endpoint);
+
+  const messages = await webhookEndpointMessageQuery('wh_bookings', { CompanyId, Status: 'Pending', Take: 10 }, options);
+  const pending: number = messages.data.Total;
+  seen('WebhookEndpointMessageQuery', messages);
 
   return answers;
 }

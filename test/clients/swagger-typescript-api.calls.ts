@@ -4,7 +4,7 @@
 // field, type or enum fails to compile. This generator sends no deepObject maps, so Meta
 // goes as the one JSV text the contract also takes.
 import {
-  Api, BookingStatusId, ChangeType, RebateCodeStatus, RebateCodeType, ResourceCategory, SendMethod, Weekday, type HttpResponse,
+  Api, BookingStatusId, ChangeType, RebateCodeStatus, RebateCodeType, ResourceCategory, SendMethod, WebhookMessageStatus, Weekday, type HttpResponse,
 } from './swagger-typescript-api/Api.js';
 import type { Answer, Target } from './target.js';
 
@@ -88,6 +88,10 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   );
   const secret: string = endpoint.data.Secret;
   seen('UpdateWebhookEndpoint', 'PUT', endpoint);
+
+  const messages = await api.webhook.webhookEndpointMessageQuery('wh_bookings', { CompanyId, Status: WebhookMessageStatus.Pending, Take: 10 });
+  const pending: number = messages.data.Total;
+  seen('WebhookEndpointMessageQuery', 'GET', messages);
 
   return answers;
 }
