@@ -1,4 +1,5 @@
 import { contract as contractFile } from '../src/http/contract.js';
+import { bodyMediaTypes } from '../src/plugins/route-contract.js';
 
 /**
  * The contract's operations as the tests read them: routes, roles, declared statuses and
@@ -28,13 +29,15 @@ export interface OperationInfo {
   anyCompany: boolean;
   /** true when the operation has the tighter per-caller rate limit (`x-rate-limit: strict`) */
   strictRateLimit: boolean;
+  /** true when the operation also speaks CSV (`x-csv`): its answers on request, and its body */
+  csv: boolean;
   /** HTTP statuses the operation declares */
   statuses: Set<number>;
   /** the dereferenced JSON schema of the 200 response */
   okSchema: JsonSchema | undefined;
   /** the dereferenced JSON schema of the request body */
   bodySchema: JsonSchema | undefined;
-  /** the media types the request body may be sent in (empty: the operation takes no body) */
+  /** the media types the request body may be sent in, text/csv with `x-csv` (empty: the operation takes no body) */
   bodyMediaTypes: string[];
 }
 
@@ -82,6 +85,7 @@ function loadContract(): ContractOperations {
         roles: (op['x-roles'] as string[] | undefined) ?? [],
         anyCompany: op['x-any-company'] === true,
         strictRateLimit: op['x-rate-limit'] === 'strict',
+        csv: op['x-csv'] === true,
         statuses: new Set(
           Object.keys(responses)
             .filter((code) => /^\d{3}$/.test(code))
@@ -89,7 +93,7 @@ function loadContract(): ContractOperations {
         ),
         okSchema: responses['200']?.content?.['application/json']?.schema,
         bodySchema: body?.content?.['application/json']?.schema,
-        bodyMediaTypes: Object.keys(body?.content ?? {}),
+        bodyMediaTypes: bodyMediaTypes(Object.keys(body?.content ?? {}), op['x-csv'] === true),
       });
     }
   }

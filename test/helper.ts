@@ -1,12 +1,14 @@
 import net from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { contract, deref } from './contract-operations.js';
+import { contract, deref, type OperationInfo } from './contract-operations.js';
 import { COMPANY_A } from './fixtures.js';
 import { addServerFormats } from '../src/http/formats.js';
+import { parseJsv } from '../src/http/jsv.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { freshDatabase } from './test-store.js';
 import { importData } from '../src/store/import.js';
@@ -65,12 +67,52 @@ function validatorFor(key: string, schema: unknown): ValidateFunction {
 
 const errorSchema = deref(contract().document, { $ref: '#/components/schemas/ErrorResponse' });
 
+/** What assertContract reads of a response: an injected one, or one a client received. */
+export type ContractResponse = Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body' | 'json'>;
+
+/**
+ * What is wrong with a CSV answer, if anything. The contract declares JSON alone and marks
+ * the operations that also speak CSV with `x-csv`; their CSV carries the fields of the JSON
+ * schema of the same status, so its header names properties of that schema (of its item,
+ * as an envelope is written as its Results rows), in the schema's order, and an error is
+ * one ResponseStatus cell holding a valid ResponseStatus in JSV.
+ */
+function csvProblem(op: OperationInfo, declared: any, statusCode: number, text: string): string | undefined {
+  if (!op.csv) return `text/csv answered, but ${op.operationId} has no x-csv`;
+  let rows: string[][];
+  try {
+    rows = parseCsv(text, { bom: true, relax_column_count: false, skip_empty_lines: true });
+  } catch (err) {
+    return `the CSV does not parse: ${(err as Error).message}`;
+  }
+  const [header, ...data] = rows;
+  if (!header) return 'the CSV has no header row';
+  if (statusCode >= 400) {
+    if (header.join() !== 'ResponseStatus' || data.length !== 1) return `an error is not one ResponseStatus cell: ${header.join()}`;
+    let status: unknown;
+    try {
+      status = parseJsv(data[0][0]);
+    } catch (err) {
+      return `the ResponseStatus cell is not JSV: ${(err as Error).message}`;
+    }
+    const validate = validatorFor('error', errorSchema);
+    if (!validate({ ResponseStatus: status })) return `the ResponseStatus cell is not a ResponseStatus: ${ajv.errorsText(validate.errors)}`;
+    return undefined;
+  }
+  const schema = declared.content?.['application/json']?.schema;
+  const columns = Object.keys((schema?.properties?.Results?.items ?? schema)?.properties ?? {});
+  const inOrder = columns.filter((column) => header.includes(column));
+  if (header.length === 0 || inOrder.join() !== header.join()) return `the CSV columns ${header.join()} are not fields of ${columns.join()}, in order`;
+  return undefined;
+}
+
 /**
  * Throws when a response is not one the contract allows: the operation's declared
- * status (or `default`), the declared media type, and a JSON body valid against the
- * schema. Routes outside the contract must answer errors in the ResponseStatus shape.
+ * status (or `default`), the declared media type, and a body valid against the schema
+ * (a CSV one as `csvProblem` says). Routes outside the contract must answer errors in the
+ * ResponseStatus shape.
  */
-export function assertContract(method: string, url: string, response: LightMyRequestResponse): void {
+export function assertContract(method: string, url: string, response: ContractResponse): void {
   const path = url.split('?')[0];
   const type = String(response.headers['content-type'] ?? '');
   const route = routes.find((r) => r.op.method === method.toUpperCase() && r.pattern.test(path));
@@ -90,7 +132,8 @@ export function assertContract(method: string, url: string, response: LightMyReq
   if (!declared) fail(`status ${response.statusCode} is not declared by ${op.operationId}`);
   const media = type.split(';')[0].trim();
   if (media === 'text/csv') {
-    if (response.statusCode === 200 && !declared.content?.['text/csv']) fail('text/csv not declared');
+    const problem = csvProblem(op, declared, response.statusCode, response.body);
+    if (problem) fail(problem);
     return;
   }
   if (media !== 'application/json') fail(`unexpected media type ${type}`);

@@ -400,16 +400,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @description CSV text in ServiceStack's layout: a header row of field names and one data row
-         *     per object (a query envelope is written as its `Results` rows only); nested
-         *     objects and lists are written as JSV in one cell.
-         * @example Id,Name,NormalizedName,Active
-         *     1,Hair salon,hair-salon,true
-         */
-        CsvText: string;
         /** @description A map of string values. */
         StringMap: {
+            [key: string]: string;
+        };
+        /** @description Free-form request metadata, a map of strings of at most 1000 characters each. */
+        RequestMeta: {
             [key: string]: string;
         };
         /** @description One failure of a request. */
@@ -468,6 +464,44 @@ export interface components {
          * @enum {string}
          */
         ChangeType: "Increase" | "Decrease";
+        /**
+         * Format: int32
+         * @description The kind of rebate code: 1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard.
+         * @enum {integer}
+         */
+        RebateCodeType: 1 | 2 | 3 | 4 | 5;
+        /**
+         * Format: int32
+         * @description The state of a rebate code: 1 Active, 2 Inactive, 3 Expired. Only Active codes can be used.
+         * @enum {integer}
+         */
+        RebateCodeStatus: 1 | 2 | 3;
+        /**
+         * Format: int32
+         * @description A day of the week: 1 Monday .. 7 Sunday.
+         * @enum {integer}
+         */
+        Weekday: 1 | 2 | 3 | 4 | 5 | 6 | 7;
+        /**
+         * Format: int32
+         * @description How a message is sent: 1 Email, 2 SMS.
+         * @enum {integer}
+         */
+        SendMethod: 1 | 2;
+        /**
+         * Format: int32
+         * @description The kind of resource: 1 Object, 2 Person, 3 Room, 4 Relay; null when not set.
+         * @enum {integer|null}
+         */
+        ResourceCategory: 1 | 2 | 3 | 4 | null;
+        /**
+         * Format: int32
+         * @description Numeric value of a booking's status (`BookingStatusEnum` gives the names): 1 Booked,
+         *     2 Unbooked, 3 Reserved, 4 Canceled, 5 AwaitingPayment, 6 AwaitingPaymentNoTimeLimit,
+         *     7 Payed, 8 AwaitingPaymentRequestFromAdmin, 9 AwaitingPaymentFromProvider, 10 Invoiced.
+         * @enum {integer}
+         */
+        BookingStatusId: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
         /** @description A tag. */
         TagResponse: {
             /** Format: int32 */
@@ -524,11 +558,7 @@ export interface components {
             TotalSpots?: number;
             /** Format: int32 */
             PauseAfterInMinutes?: number;
-            /**
-             * Format: int32
-             * @description Numeric value of `Status` (see BookingStatusEnum).
-             */
-            StatusId: number;
+            StatusId: components["schemas"]["BookingStatusId"];
             Status: components["schemas"]["BookingStatusEnum"];
             Customer?: components["schemas"]["BookedCustomer"];
         };
@@ -577,11 +607,7 @@ export interface components {
             SendEmailReminder?: boolean | null;
             /** @description Receives SMS reminders on bookings. */
             SendSMSReminder?: boolean | null;
-            /**
-             * Format: int32
-             * @description 1 = Object, 2 = Person, 3 = Room, 4 = Relay.
-             */
-            ResourceCategory?: number | null;
+            ResourceCategory?: components["schemas"]["ResourceCategory"];
             /**
              * Format: int32
              * @description For category Relay: minutes before the next booking when the relay becomes available; default 0.
@@ -597,11 +623,7 @@ export interface components {
         };
         /** @description A weekday on which a rebate code is valid (1 = Monday .. 7 = Sunday). */
         DaysOfWeekResponse: {
-            /**
-             * Format: int32
-             * @description 1 = Monday .. 7 = Sunday.
-             */
-            Id: number;
+            Id: components["schemas"]["Weekday"];
             /**
              * @description English name of the day.
              * @example Monday
@@ -644,8 +666,12 @@ export interface components {
             /** Format: int32 */
             RebateCodeId: number;
             RebateCodeSign?: string;
-            /** Format: int32 */
-            RebateCodeTypeId?: number | null;
+            /**
+             * Format: int32
+             * @description The code's RebateCodeType (1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard).
+             * @enum {integer|null}
+             */
+            RebateCodeTypeId?: 1 | 2 | 3 | 4 | 5 | null;
             RebateCodeTypeName?: string;
             /**
              * Format: double
@@ -699,7 +725,9 @@ export interface components {
             Name: string;
             /**
              * Format: int32
-             * @description 3 = PunchTicket, 4 = ValueCard, 5 = GiftCard can become rebate codes of the same type.
+             * @description The article's type. Types 3 (PunchTicket), 4 (ValueCard) and 5 (GiftCard) can
+             *     become rebate codes of the RebateCodeType of the same number; other values are
+             *     other products (not an enum: the set of product types is open).
              */
             ArticleTypeId: number;
             Description?: string;
@@ -746,9 +774,8 @@ export interface components {
             PaymentProviderId?: number | null;
         };
         /**
-         * @description A rebate code. `RebateCodeTypeId`: 1 Percent, 2 Currency, 3 PunchTicket,
-         *     4 ValueCard, 5 GiftCard. `RebateCodeStatusId`: 1 Active, 2 Inactive, 3 Expired;
-         *     `ActiveByStatus` is true for Active only.
+         * @description A rebate code. `RebateCodeTypeId` is a RebateCodeType, `RebateCodeStatusId` a
+         *     RebateCodeStatus; `ActiveByStatus` is true for Active only.
          */
         RebateCodeResponse: {
             /** Format: int32 */
@@ -781,17 +808,9 @@ export interface components {
              * @description The code's value (percent, currency amount or number of uses, by type).
              */
             RebateCodeValue: number;
-            /**
-             * Format: int32
-             * @description 1 Percent, 2 Currency, 3 PunchTicket, 4 ValueCard, 5 GiftCard.
-             */
-            RebateCodeTypeId: number;
+            RebateCodeTypeId: components["schemas"]["RebateCodeType"];
             Name?: string;
-            /**
-             * Format: int32
-             * @description 1 Active, 2 Inactive, 3 Expired.
-             */
-            RebateCodeStatusId: number;
+            RebateCodeStatusId: components["schemas"]["RebateCodeStatus"];
             StatusName?: string;
             /** Format: int32 */
             MaxNumberOfUses?: number;
@@ -818,8 +837,8 @@ export interface components {
             Company?: components["schemas"]["RebateCodeCompanyResponse"];
             PaymentLog?: components["schemas"]["PaymentLogResponse"][];
         };
-        /** @description The answer to CreateRebateCodeTransaction. */
-        CreateRebateCodeTransactionResponse: {
+        /** @description The answer to CreateRebateCodeTransaction, the transaction as recorded. */
+        RecordedRebateCodeTransaction: {
             ResponseStatus?: components["schemas"]["ResponseStatus"];
             RebateCodeTransactionItem: components["schemas"]["RebateCodeTransactionQueryResponse"];
         };
@@ -923,11 +942,7 @@ export interface components {
             MaxCharacters: number;
             /** @description Always included when sending. */
             DefaultText?: string;
-            /**
-             * Format: int32
-             * @description 1 = Email, 2 = SMS.
-             */
-            SendMethodId: number;
+            SendMethodId: components["schemas"]["SendMethod"];
         };
         /** @description A service a message template is valid for. */
         MessageServices: {
@@ -988,7 +1003,7 @@ export interface components {
             Updated?: string;
         };
         /** @description A billing method. With `Fields`, only the listed fields are filled. */
-        BillingMethodQueryResponse: {
+        BillingMethodResponse: {
             /** Format: int32 */
             Id?: number;
             Name?: string;
@@ -1013,7 +1028,8 @@ export interface components {
             CompanyId: string;
             /**
              * Format: int64
-             * @description Tokens consumed in the current rolling window.
+             * @description Tokens consumed in the current rolling window: a sum that may pass 2^31, hence
+             *     int64; JSON numbers hold it exactly up to 2^53.
              */
             TokensUsed: number;
             /** Format: int32 */
@@ -1142,12 +1158,12 @@ export interface components {
             ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
         /** @description A page of billing methods. */
-        QueryResponseOfBillingMethodQueryResponse: {
+        QueryResponseOfBillingMethodResponse: {
             /** Format: int32 */
             Offset: number;
             /** Format: int32 */
             Total: number;
-            Results: components["schemas"]["BillingMethodQueryResponse"][];
+            Results: components["schemas"]["BillingMethodResponse"][];
             Meta?: components["schemas"]["StringMap"];
             ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
@@ -1302,26 +1318,6 @@ export interface components {
         };
     };
     responses: {
-        /** @description The resource, as deleted or as deactivated. */
-        Resource: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ResourceQueryResponse"];
-                "text/csv": components["schemas"]["CsvText"];
-            };
-        };
-        /** @description The rebate code. */
-        RebateCode: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["RebateCodeResponse"];
-                "text/csv": components["schemas"]["CsvText"];
-            };
-        };
         /**
          * @description The request is invalid (`ResponseStatus.Errors` lists every failure), or a rule of
          *     the operation refused it.
@@ -1332,7 +1328,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller is not authenticated, or not allowed (`Unauthorized`). */
@@ -1342,7 +1337,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description The caller's privileges are too low (`Forbidden`). */
@@ -1352,7 +1346,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /** @description No such record in the company (`NotFound`). */
@@ -1362,7 +1355,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
         /**
@@ -1371,25 +1363,23 @@ export interface components {
          *     `TooManyRequests` (with `Retry-After`), 431 `RequestHeaderFieldsTooLarge`, 500
          *     `InternalServerError`. Answered in CSV when CSV was asked for.
          */
-        Error: {
+        OtherError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
-                "text/csv": components["schemas"]["CsvText"];
             };
         };
     };
     parameters: {
-        /** @description The record's id. */
-        IntId: number;
         /** @description The company; blank or omitted uses the caller's company. */
         CompanyId: string;
         /**
          * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-         *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-         *     answers 406.
+         *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+         *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+         *     fields as CSV text (`x-csv`, see Formats).
          */
         Format: "json" | "csv";
         /** @description Number of results to skip. */
@@ -1417,45 +1407,15 @@ export interface components {
          */
         Fields: string;
         /**
-         * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-         *     envelope's `Meta`.
+         * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+         *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+         *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+         *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+         *     no deepObject maps. A value nested in the text is kept as its JSV text.
          */
-        Meta: {
-            [key: string]: string;
-        };
+        Meta: components["schemas"]["RequestMeta"] | string;
     };
-    requestBodies: {
-        CreateArticleRebateCode: {
-            content: {
-                "application/json": components["schemas"]["CreateArticleRebateCode"];
-                "text/csv": components["schemas"]["CreateArticleRebateCode"];
-            };
-        };
-        CreateRebateCodeTransaction: {
-            content: {
-                "application/json": components["schemas"]["CreateRebateCodeTransaction"];
-                "text/csv": components["schemas"]["CreateRebateCodeTransaction"];
-            };
-        };
-        CreateMessageTemplate: {
-            content: {
-                "application/json": components["schemas"]["CreateMessageTemplate"];
-                "text/csv": components["schemas"]["CreateMessageTemplate"];
-            };
-        };
-        CreateResourceType: {
-            content: {
-                "application/json": components["schemas"]["CreateResourceType"];
-                "text/csv": components["schemas"]["CreateResourceType"];
-            };
-        };
-        UpdateWebhookEndpoint: {
-            content: {
-                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
-                "text/csv": components["schemas"]["UpdateWebhookEndpoint"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: never;
     pathItems: never;
 }
@@ -1476,21 +1436,30 @@ export interface operations {
                 Force?: boolean;
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The resource's id. */
+                Id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Resource"];
+            /** @description The resource, as deleted or as deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceQueryResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1502,10 +1471,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateArticleRebateCode: {
@@ -1513,8 +1481,9 @@ export interface operations {
             query?: {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1522,13 +1491,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateArticleRebateCode"];
+        /** @description The article, the buyer and the receiver. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateArticleRebateCode"];
+            };
+        };
         responses: {
-            200: components["responses"]["RebateCode"];
+            /** @description The rebate code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebateCodeResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     GetRebateCodeBySign: {
@@ -1552,8 +1534,9 @@ export interface operations {
                 CustomerEmail?: string;
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1563,11 +1546,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["RebateCode"];
+            /** @description The rebate code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebateCodeResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateRebateCodeTransaction: {
@@ -1575,8 +1566,9 @@ export interface operations {
             query?: {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1584,7 +1576,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateRebateCodeTransaction"];
+        /** @description The transaction to record. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRebateCodeTransaction"];
+            };
+        };
         responses: {
             /** @description The recorded transaction. */
             200: {
@@ -1592,14 +1589,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateRebateCodeTransactionResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
+                    "application/json": components["schemas"]["RecordedRebateCodeTransaction"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     DeleteCustomField: {
@@ -1609,15 +1605,16 @@ export interface operations {
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The custom field's id. */
+                Id: number;
             };
             cookie?: never;
         };
@@ -1630,13 +1627,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomFieldQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     BookingPrintoutQuery: {
@@ -1671,14 +1667,18 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1695,12 +1695,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfPrintoutQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateMessageTemplate: {
@@ -1708,8 +1707,9 @@ export interface operations {
             query?: {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1717,7 +1717,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateMessageTemplate"];
+        /** @description The template to create. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplate"];
+            };
+        };
         responses: {
             /** @description The created message template with its message type. */
             200: {
@@ -1726,12 +1731,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageTemplatesQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     DeleteTag: {
@@ -1741,15 +1745,16 @@ export interface operations {
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
             header?: never;
             path: {
-                /** @description The record's id. */
-                Id: components["parameters"]["IntId"];
+                /** @description The tag's id. */
+                Id: number;
             };
             cookie?: never;
         };
@@ -1762,7 +1767,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TagResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1784,7 +1788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CreateResourceType: {
@@ -1792,8 +1796,9 @@ export interface operations {
             query?: {
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1801,7 +1806,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CreateResourceType"];
+        /** @description The resource type to create. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateResourceType"];
+            };
+        };
         responses: {
             /** @description The created resource type with its resources. */
             200: {
@@ -1810,13 +1820,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResourceTypeQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     BillingMethodQuery: {
@@ -1849,14 +1858,18 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1872,13 +1885,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QueryResponseOfBillingMethodQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
+                    "application/json": components["schemas"]["QueryResponseOfBillingMethodResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     CategoryQuery: {
@@ -1911,14 +1923,18 @@ export interface operations {
                  */
                 Fields?: components["parameters"]["Fields"];
                 /**
-                 * @description Free-form request metadata as a map of strings (`Meta[key]=value`), echoed in the
-                 *     envelope's `Meta`.
+                 * @description Free-form request metadata, a map of strings echoed in the envelope's `Meta`. Send
+                 *     it as `Meta[key]=value` pairs (a map, in OpenAPI's deepObject style), or as one
+                 *     text value that writes the map in JSV (`Meta={key:value,other:value}`, as
+                 *     ServiceStack's clients do) or JSON (`Meta={"key":"value"}`), for clients that send
+                 *     no deepObject maps. A value nested in the text is kept as its JSV text.
                  */
                 Meta?: components["parameters"]["Meta"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1935,11 +1951,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfCompanyCategoryQueryResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     GetMcpUsage: {
@@ -1949,8 +1964,9 @@ export interface operations {
                 CompanyId?: components["parameters"]["CompanyId"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1967,13 +1983,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AiChatUsageResponse"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     UpdateWebhookEndpoint: {
@@ -1983,8 +1998,9 @@ export interface operations {
                 CompanyId: string;
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -1995,7 +2011,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["UpdateWebhookEndpoint"];
+        /** @description The endpoint's new settings. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
         responses: {
             /** @description The updated endpoint, including its secret. */
             200: {
@@ -2004,13 +2025,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
     WebhookEndpointMessageQuery: {
@@ -2026,8 +2046,9 @@ export interface operations {
                 Take?: components["parameters"]["Take"];
                 /**
                  * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
-                 *     precedence over a `.csv` path suffix and the `Accept` header; any other value
-                 *     answers 406.
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
                  */
                 format?: components["parameters"]["Format"];
             };
@@ -2047,13 +2068,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueryResponseOfWebhookMessage"];
-                    "text/csv": components["schemas"]["CsvText"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["OtherError"];
         };
     };
 }

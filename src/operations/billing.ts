@@ -3,7 +3,7 @@ import { compact } from '../store/rows.js';
 import { envelope, itemFields } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
-type BillingMethod = Schemas['BillingMethodQueryResponse'];
+type BillingMethod = Schemas['BillingMethodResponse'];
 
 /** Countries is always a list (empty when the method names no country). */
 export const toBillingMethod = (row: BillingMethodRow) =>

@@ -6,14 +6,14 @@ import {
   type MessageTemplateRow,
   type MessageTypeRow,
 } from '../store/repositories/messages.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, code, compact } from '../store/rows.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toMessageType = (row: MessageTypeRow) =>
   compact<Schemas['MessageTypeQueryResponse']>({
     Id: row.id, Name: row.name, Description: row.description,
-    MaxCharacters: row.max_characters, DefaultText: row.default_text, SendMethodId: row.send_method_id,
+    MaxCharacters: row.max_characters, DefaultText: row.default_text, SendMethodId: code(row.send_method_id),
   });
 
 /** Row → MessageTemplatesQueryResponse; `services` empty means valid for all services. */

@@ -1,3 +1,5 @@
+import { invalid, refused } from '../domain/refusals.js';
+import { parseJsv, toJsv, type JsvValue } from '../http/jsv.js';
 import type { Page } from '../store/paging.js';
 
 /** Query parameters every query operation shares beyond paging. */
@@ -5,7 +7,31 @@ export interface EnvelopeRequest {
   Fields?: string;
   /** Accepted for compatibility (`Total`): Total is always reported, so it changes nothing. */
   Include?: string;
-  Meta?: Record<string, string>;
+  /** `Meta[key]=value` pairs arrive as a map; the contract also takes the map as one JSV or JSON text. */
+  Meta?: Record<string, string> | string;
+}
+
+const isMap = (value: JsvValue): value is { [key: string]: JsvValue } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The request's Meta as a map. Clients that send no deepObject maps (and ServiceStack's
+ * own) write it as one text, `{key:value}` in JSV or JSON; a value nested in that text
+ * keeps its JSV text, as a string map holds it, and an empty one is left out.
+ */
+export function requestMeta(meta: EnvelopeRequest['Meta']): Record<string, string> | undefined {
+  if (meta === undefined || typeof meta === 'object') return meta;
+  let value: JsvValue;
+  try {
+    value = parseJsv(meta);
+  } catch {
+    value = null;
+  }
+  if (!isMap(value)) throw refused(invalid('InvalidType', 'Meta', (name) => `${name} must be a map of strings: {key:value}.`));
+  const entries = Object.entries(value).flatMap(([key, item]): [string, string][] =>
+    item === null ? [] : [[key, typeof item === 'string' ? item : toJsv(item)]],
+  );
+  return Object.fromEntries(entries);
 }
 
 /**
@@ -48,7 +74,7 @@ export function envelope<Row, Item extends object>(
   request: EnvelopeRequest,
   fields: readonly string[] = page.fields,
 ): { Offset: number; Total: number; Results: Item[]; Meta?: Record<string, string> } {
-  const meta = request.Meta && typeof request.Meta === 'object' ? Object.entries(request.Meta) : [];
+  const meta = Object.entries(requestMeta(request.Meta) ?? {});
   return {
     Offset: page.offset,
     Total: page.total,

@@ -11,7 +11,7 @@ import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } fr
 import type { RebateCodeFacts } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
 import type { PaymentView, RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, code, compact } from '../store/rows.js';
 import type { Row } from '../store/schema.js';
 import type { Schemas } from './types.js';
 
@@ -62,7 +62,7 @@ export const toCustomer = (c: Pick<Row<'customers'>, 'id' | 'firstname' | 'lastn
 
 export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
   const day = WEEKDAYS[id - 1];
-  return { Id: id, DayOfWeek: day.english, DayOfWeekTranslation: day.swedish, DayOfWeekActive: true, DayOfWeekSortOrder: id };
+  return { Id: code(id), DayOfWeek: day.english, DayOfWeekTranslation: day.swedish, DayOfWeekActive: true, DayOfWeekSortOrder: id };
 };
 
 /** `audience` public: without NotificationEmail (a staff member's address). */
@@ -99,7 +99,7 @@ export const toTransaction = (t: TransactionView) =>
     CompanyId: t.company_id,
     Note: t.note,
     RebateCodeId: t.rebate_code_id, RebateCodeSign: t.code_sign,
-    RebateCodeTypeId: t.code_type_id, RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
+    RebateCodeTypeId: code(t.code_type_id), RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
     Amount: t.amount,
     Usage: String(t.usage),
     BookingId: t.booking_id,
@@ -141,9 +141,9 @@ export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience
     PersonalNote: full ? c.personal_note : undefined,
     RebateCodeSign: c.sign,
     RebateCodeValue: c.value,
-    RebateCodeTypeId: c.type_id,
+    RebateCodeTypeId: code(c.type_id),
     Name: c.name,
-    RebateCodeStatusId: c.status_id,
+    RebateCodeStatusId: code(c.status_id),
     StatusName: rebateCodeStatusName(c.status_id),
     MaxNumberOfUses: c.max_number_of_uses,
     MaxNumberOfUsesPerCustomer: c.max_number_of_uses_per_customer,

@@ -7,7 +7,7 @@ import {
   type ExceptionRow,
   type FullResource,
 } from '../store/repositories/resources.js';
-import { bool, compact, optBool } from '../store/rows.js';
+import { bool, code, compact, optBool } from '../store/rows.js';
 import { toTag } from './tags.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -39,7 +39,7 @@ const toBookedTime = (row: BookingRow) =>
     From: row.from, To: row.to,
     BookedSpots: row.booked_spots, TotalSpots: row.total_spots,
     PauseAfterInMinutes: row.pause_after_in_minutes,
-    StatusId: row.status_id, Status: bookingStatusName(row.status_id),
+    StatusId: code(row.status_id), Status: bookingStatusName(row.status_id),
     Customer: row.customer && toCustomer(row.customer),
   });
 
@@ -58,7 +58,7 @@ export const toResource = ({ resource: r, exceptions, bookings }: FullResource) 
     SMSNotification: bool(r.sms_notification),
     SendEmailReminder: optBool(r.send_email_reminder),
     SendSMSReminder: optBool(r.send_sms_reminder),
-    ResourceCategory: r.resource_category,
+    ResourceCategory: code(r.resource_category),
     RelayStartsBeforeMinutes: r.relay_starts_before_minutes,
     Exceptions: exceptions.map(toException),
     Bookings: bookings.map(toBookedTime),

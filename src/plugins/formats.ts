@@ -1,14 +1,15 @@
 import accepts from '@fastify/accepts';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
 import { badRequest } from '../http/errors.js';
 import { negotiateFormat } from '../http/format.js';
+import { routeContract } from './route-contract.js';
 
 /**
  * JSON and ServiceStack-style CSV (product-decisions §3): the answer's format is
  * negotiated first thing, so every later error is written in it too; `text/csv` request
- * bodies are parsed into fields for validation like JSON ones.
+ * bodies of the operations marked `x-csv` are parsed into fields and validated like JSON ones.
  */
 export const formatsPlugin = fp(
   async (app: FastifyInstance) => {
@@ -19,6 +20,13 @@ export const formatsPlugin = fp(
       // `format` is matched case-insensitively; the contract's enum then sees its own spelling.
       const query = request.query as Record<string, unknown>;
       if (typeof query.format === 'string') query.format = request.format;
+    });
+    // Fastify validates a body by its media type, and the contract declares only JSON
+    // (x-csv adds CSV): a CSV body gets the JSON body's schema.
+    app.addHook('onRoute', (routeOptions: RouteOptions) => {
+      const content = (routeOptions.schema as { body?: { content?: Record<string, object> } } | undefined)?.body?.content;
+      const json = content?.['application/json'];
+      if (json && !content['text/csv'] && routeContract(routeOptions.schema)?.csv) content['text/csv'] = { ...json };
     });
     app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
       try {

@@ -14,6 +14,8 @@ export interface RouteContract {
   anyCompany: boolean;
   /** the tighter per-caller rate limit applies (`x-rate-limit: strict`) */
   strictRateLimit: boolean;
+  /** the operation also speaks CSV (`x-csv`): its answers on request, and its body */
+  csv: boolean;
   /** a refused role or company is 403 where the operation declares it, else 401 */
   declares403: boolean;
   /** the webhook events the operation writes (`x-webhook-events`); the first unless the handler names another */
@@ -24,7 +26,7 @@ export interface RouteContract {
   query?: JsonSchema;
   /** the JSON schema of the body (a CSV body is read into the same shape) */
   body?: JsonSchema;
-  /** the media types a body may be sent in; empty when the operation takes none */
+  /** the media types a body may be sent in (the declared ones, and text/csv with `x-csv`); empty when the operation takes none */
   bodyMediaTypes: string[];
   /** the CSV columns of the answer: the properties of its item (query) or object schema */
   csvColumns?: string[];
@@ -36,6 +38,7 @@ interface GlueSchema extends FastifySchema {
   'x-any-company'?: boolean;
   'x-rate-limit'?: string;
   'x-webhook-events'?: string[];
+  'x-csv'?: boolean;
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: { content?: Record<string, { schema?: JsonSchema }> };
@@ -49,18 +52,29 @@ export function routeContract(schema: FastifySchema | undefined): RouteContract 
   const body = s.body?.content?.['application/json']?.schema;
   const ok = s.response?.['200']?.content?.['application/json']?.schema;
   const item = ok?.properties?.Results?.items ?? ok;
+  const csv = s['x-csv'] === true;
   return {
     operationId: s.operationId,
     roles: s['x-roles'] ?? [],
     anyCompany: s['x-any-company'] === true,
     strictRateLimit: s['x-rate-limit'] === 'strict',
+    csv,
     declares403: Object.hasOwn(s.response ?? {}, '403'),
     events: s['x-webhook-events'] ?? [],
     actsOnCompany: Boolean(s.querystring?.properties?.CompanyId ?? body?.properties?.CompanyId),
     params: s.params,
     query: s.querystring,
     body,
-    bodyMediaTypes: Object.keys(s.body?.content ?? {}),
+    bodyMediaTypes: bodyMediaTypes(Object.keys(s.body?.content ?? {}), csv),
     csvColumns: item?.properties ? Object.keys(item.properties) : undefined,
   };
+}
+
+/**
+ * The media types an operation's body may be sent in: the contract declares JSON bodies
+ * alone, so that clients generated from it type them, and `x-csv` adds CSV, read into the
+ * same schema.
+ */
+export function bodyMediaTypes(declared: string[], csv: boolean): string[] {
+  return declared.length > 0 && csv && !declared.includes('text/csv') ? [...declared, 'text/csv'] : declared;
 }

@@ -27,3 +27,10 @@ export function compact<T extends object>(value: Nullable<T>): T {
   }
   return out as T;
 }
+
+/**
+ * A stored code as the contract's integer enum it carries (RebateCodeType, BookingStatusId,
+ * …): each such column has a CHECK constraint holding it to the enum's values, so the
+ * store's `number` is narrowed here, once, rather than checked again per row.
+ */
+export const code = <E extends number | null | undefined>(value: number | null): E => value as E;

@@ -56,6 +56,15 @@ export async function withRetries<T>(run: () => Promise<T>, policy = RETRY_POLIC
 }
 
 /**
+ * Runs `run`, one statement that is a transaction by itself, with retries (withRetries)
+ * when `db` is the store. On a transaction it runs once: a failed statement has aborted
+ * that transaction, so only the outermost transaction can be run again, and it is.
+ */
+export function statementWithRetries<T>(db: Kysely<Database>, run: () => Promise<T>): Promise<T> {
+  return db.isTransaction ? run() : withRetries(run);
+}
+
+/**
  * A repository: its queries on the store, plus `transaction`, which runs `work` on the same
  * queries inside one database transaction (see runTransaction), so that the checks and
  * writes of one operation commit together (a throw rolls everything back).

@@ -23,6 +23,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { REBATE_CODE_STATUSES, REBATE_CODE_TYPES, WEEKDAYS } from '../../src/domain/rebate-code-reference.js';
+import { BOOKING_STATUS_NAMES } from '../../src/domain/resources.js';
 
 // ---------------------------------------------------------------------------
 // DOCUMENT (transcribed from /work/shared/service-interface.md)
@@ -854,6 +856,18 @@ function specProblems(property: unknown, spec: ParsedSpec): string[] {
   return baseProblems(schema, spec.base);
 }
 
+/**
+ * Problems of a parameter's schema. A parameter may take its value in more than one form
+ * (`anyOf`: Meta is the map, or the map as one JSV text for clients that send no
+ * deepObject maps); it matches when one form has the document's type.
+ */
+function parameterProblems(schema: unknown, spec: ParsedSpec): string[] {
+  const forms = deref(schema).anyOf as unknown[] | undefined;
+  if (!forms) return specProblems(schema, spec);
+  const problems = forms.map((form) => specProblems(form, spec));
+  return problems.some((p) => p.length === 0) ? [] : problems.flat();
+}
+
 /** The object schema a property leads to (through an array's items), for recursive checks. */
 function objectTarget(property: unknown, spec: ParsedSpec): Obj | undefined {
   let schema = deref(property);
@@ -1005,7 +1019,7 @@ t.test('operation parameters match the document (name, in, required, type)', asy
           `${name}: required is ${required}, document says ${spec.required ? 'required' : 'optional'}`,
         );
         // nullable is not compared for parameters: an absent query value is the null.
-        t.strictSame(specProblems(p.schema, spec), [], `${name}: ${raw}`);
+        t.strictSame(parameterProblems(p.schema, spec), [], `${name}: ${raw}`);
       }
       // Every path template variable is a declared path parameter.
       for (const [, variable] of found.path.matchAll(/\{([^}]+)\}/g)) {
@@ -1150,6 +1164,102 @@ t.test('ChangeType has the values Increase and Decrease', async (t) => {
   t.ok(isRequired(schema ?? {}, 'ChangeType'), 'ChangeType is required');
 });
 
+/**
+ * The integer codes whose values the documents give (product-decisions §6; ResourceCategory
+ * and the booking statuses in the service document), transcribed: value → name.
+ */
+const CODES: Record<string, { fields: [string, string][]; names: Record<number, string> }> = {
+  RebateCodeTypeId: {
+    fields: [['RebateCodeResponse', 'RebateCodeTypeId'], ['RebateCodeTransactionQueryResponse', 'RebateCodeTypeId']],
+    names: { 1: 'Percent', 2: 'Currency', 3: 'PunchTicket', 4: 'ValueCard', 5: 'GiftCard' },
+  },
+  RebateCodeStatusId: { fields: [['RebateCodeResponse', 'RebateCodeStatusId']], names: { 1: 'Active', 2: 'Inactive', 3: 'Expired' } },
+  DaysOfWeek: {
+    fields: [['DaysOfWeekResponse', 'Id']],
+    names: { 1: 'Monday', 2: 'Tuesday', 3: 'Wednesday', 4: 'Thursday', 5: 'Friday', 6: 'Saturday', 7: 'Sunday' },
+  },
+  SendMethodId: { fields: [['MessageTypeQueryResponse', 'SendMethodId']], names: { 1: 'Email', 2: 'SMS' } },
+  ResourceCategory: { fields: [['ResourceQueryResponse', 'ResourceCategory']], names: { 1: 'Object', 2: 'Person', 3: 'Room', 4: 'Relay' } },
+  BookingStatusId: {
+    fields: [['BookedTime', 'StatusId']],
+    names: {
+      1: 'Booked', 2: 'Unbooked', 3: 'Reserved', 4: 'Canceled', 5: 'AwaitingPayment', 6: 'AwaitingPaymentNoTimeLimit',
+      7: 'Payed', 8: 'AwaitingPaymentRequestFromAdmin', 9: 'AwaitingPaymentFromProvider', 10: 'Invoiced',
+    },
+  },
+};
+
+t.test('documented integer codes are enums naming each value in x-enum-varnames', async (t) => {
+  for (const [code, { fields, names }] of Object.entries(CODES)) {
+    for (const [object, field] of fields) {
+      const instances = responseInstances.get(object) ?? [];
+      t.ok(instances.length > 0, `${object} is reached`);
+      for (const { where, schema } of instances) {
+        const p = deref(schema.properties?.[field]);
+        const values = (p.enum as unknown[] | undefined)?.filter((v) => v !== null);
+        t.strictSame(values, Object.keys(names).map(Number), `${where}.${field}: the ${code} values`);
+        t.strictSame(p['x-enum-varnames'], Object.values(names), `${where}.${field}: the ${code} names, in the order of enum`);
+        t.equal(p.enum.includes(null), p.nullable === true, `${where}.${field}: null is a value exactly when the field is nullable`);
+        t.match(p.description, /\S/, `${where}.${field} is described`);
+      }
+    }
+  }
+});
+
+t.test('the server names codes as the contract does', async (t) => {
+  t.strictSame(REBATE_CODE_TYPES, CODES.RebateCodeTypeId.names);
+  t.strictSame(REBATE_CODE_STATUSES, CODES.RebateCodeStatusId.names);
+  t.strictSame(Object.fromEntries(WEEKDAYS.map((d) => [d.id, d.english])), CODES.DaysOfWeek.names);
+  t.strictSame(BOOKING_STATUS_NAMES, CODES.BookingStatusId.names);
+});
+
+/** Every schema (and sub-schema) of the contract, with where it is. */
+function allSchemas(node: unknown, where: string, out: [string, Obj][] = []): [string, Obj][] {
+  if (Array.isArray(node)) node.forEach((item, i) => allSchemas(item, `${where}[${i}]`, out));
+  else if (node !== null && typeof node === 'object') {
+    if (typeof (node as Obj).type === 'string') out.push([where, node as Obj]);
+    for (const [key, value] of Object.entries(node as Obj)) allSchemas(value, `${where}.${key}`, out);
+  }
+  return out;
+}
+
+t.test('int64 only for the MCP token counters, whose sums may pass 2^31', async (t) => {
+  const int64 = allSchemas(contract, '#').filter(([, schema]) => schema.format === 'int64').map(([where]) => where);
+  t.strictSame(int64, [
+    '#.components.schemas.AiChatUsageResponse.properties.TokensUsed',
+    '#.components.schemas.AiChatUsageResponse.properties.TokensRemaining',
+  ]);
+});
+
+// Generators name their own types after operations and components: @hey-api/openapi-ts
+// `<OperationId>Data/Error/Errors/Response/Responses` and a type per schema, parameter and
+// request body; orval `<OperationId>Params/Result/Body` and `<Name>Response`,
+// `<Name>Body`, `<Name>Parameter` for response, request body and parameter components.
+// A clash makes one of them rename a type (`CreateArticleRebateCode2`) or fail to compile
+// (`Duplicate identifier`); test/clients proves the outcome, these rules keep it so.
+t.test('component names cannot clash with the names generators derive', async (t) => {
+  const components = (contract.components ?? {}) as Obj;
+  const schemas = Object.keys(components.schemas ?? {});
+  const taken = new Map(schemas.map((name) => [name.toLowerCase(), `schema ${name}`]));
+  const claim = (name: string, by: string) => {
+    const holder = taken.get(name.toLowerCase());
+    t.notOk(holder, `${by} does not clash with ${holder ?? 'anything'}`);
+    taken.set(name.toLowerCase(), by);
+  };
+  t.notOk(components.requestBodies, 'request bodies are declared in their operations');
+  for (const name of Object.keys(components.parameters ?? {})) {
+    claim(name, `parameter ${name}`);
+    claim(`${name}Parameter`, `orval's ${name}Parameter`);
+  }
+  for (const name of Object.keys(components.responses ?? {})) claim(`${name}Response`, `orval's ${name}Response`);
+  for (const o of ops) {
+    for (const suffix of ['Data', 'Error', 'Errors', 'Response', 'Responses', 'Params', 'Result', 'Body']) {
+      claim(`${o.operationId}${suffix}`, `${o.operationId}${suffix}`);
+    }
+    t.notOk(o.op.responses?.['200']?.$ref, `${o.operationId}: the 200 answer is declared in place`);
+  }
+});
+
 t.test('MCP usage counters: TokensUsed/TokensRemaining int64, TokenLimit/WindowDays int32, TokensRemaining never negative', async (t) => {
   const instances = responseInstances.get('AiChatUsageResponse') ?? [];
   t.ok(instances.length > 0);
@@ -1191,25 +1301,29 @@ t.test('FromTime and ToTime are hh:mm:ss timespans', async (t) => {
   }
 });
 
-t.test('the 200 response of every operation offers application/json and text/csv', async (t) => {
+// The wire format (product-decisions §3) offers JSON and CSV on every operation. The content
+// maps declare JSON alone, so that generated clients type each answer and body as its schema
+// (not "schema or text"); `x-csv: true` says the operation speaks CSV as well.
+t.test('every operation answers JSON in its content maps and is marked x-csv for CSV', async (t) => {
   for (const o of ops) {
+    t.equal(o.op['x-csv'], true, `${o.operationId} is marked x-csv`);
     const ok = deref(o.op.responses?.['200']);
-    t.ok(ok, `${o.operationId} declares 200`);
     t.ok(ok?.content?.['application/json']?.schema, `${o.operationId} 200 application/json`);
-    t.ok(ok?.content?.['text/csv']?.schema, `${o.operationId} 200 text/csv`);
+    for (const [status, response] of Object.entries((o.op.responses ?? {}) as Obj)) {
+      t.strictSame(Object.keys(deref(response)?.content ?? {}), ['application/json'], `${o.operationId} ${status} declares JSON alone`);
+    }
     const successes = Object.keys(o.op.responses ?? {}).filter((s) => /^[123]\d\d$|^[123]XX$/.test(s));
     t.strictSame(successes, ['200'], `${o.operationId}: 200 is the only success status`);
   }
 });
 
-t.test('POST and PUT request bodies are required and offer application/json and text/csv', async (t) => {
+t.test('POST and PUT request bodies are required and declare JSON (x-csv adds CSV)', async (t) => {
   for (const o of ops) {
     if (o.method !== 'post' && o.method !== 'put') continue;
     const body = deref(o.op.requestBody);
     t.ok(body, `${o.operationId} has a request body`);
     t.equal(body?.required, true, `${o.operationId} request body is required`);
-    t.ok(body?.content?.['application/json']?.schema, `${o.operationId} body application/json`);
-    t.ok(body?.content?.['text/csv']?.schema, `${o.operationId} body text/csv`);
+    t.strictSame(Object.keys(body?.content ?? {}), ['application/json'], `${o.operationId} body declares JSON alone`);
   }
 });
 

@@ -111,6 +111,23 @@ t.test('Meta[key]=value is echoed in the envelope Meta', async (t) => {
   t.same(res.json(), { Offset: 0, Total: 5, Results: [], Meta: { trace: 'abc-1', page: '2' } });
 });
 
+t.test('Meta as one JSV or JSON text is echoed as the map it writes', async (t) => {
+  const api = await buildTestApp(t, { data: queryData, as: null });
+  const meta = async (text: string) => (await api.call('GET', `/categories?Take=0&Meta=${encodeURIComponent(text)}`)).json().Meta;
+  t.same(await meta('{trace:abc-1,page:2}'), { trace: 'abc-1', page: '2' }, 'JSV, as ServiceStack clients write it');
+  t.same(await meta('{"trace":"abc-1","note":"a, b"}'), { trace: 'abc-1', note: 'a, b' }, 'JSON');
+  t.same(await meta('{filter:{Id:1},tags:[a,b],empty:}'), { filter: '{Id:1}', tags: '[a,b]' }, 'a nested value keeps its JSV text; an empty one is left out');
+});
+
+t.test('a Meta text that is not a map is refused, naming Meta', async (t) => {
+  const api = await buildTestApp(t, { data: queryData, as: null });
+  for (const text of ['plain', '[a,b]', '{unclosed:[}']) {
+    const res = await api.call('GET', `/categories?Meta=${encodeURIComponent(text)}`);
+    t.equal(res.statusCode, 400, text);
+    t.match(res.json().ResponseStatus.Errors, [{ FieldName: 'Meta' }], `${text}: the error names Meta`);
+  }
+});
+
 t.test('CSV is the Results rows only, quoted where needed, header alone when empty', async (t) => {
   const api = await buildTestApp(t, { data: queryData, as: null });
   const res = await api.call('GET', '/categories?format=csv&Skip=1&Take=3');

@@ -232,6 +232,8 @@ export function validValue(schema: Schema, options: ValueOptions = {}): fc.Arbit
 
 function generated(schema: Schema, options: ValueOptions): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum);
+  // A value that may take one of several forms (Meta: a map, or the map as JSV text).
+  if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as Schema[]).map((form) => validValue(form, options)));
   switch (schema.type) {
     case 'string':
       return stringValue(schema);

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
@@ -14,6 +13,7 @@ import { isEmpty, openStore } from '../../src/store/db.js';
 import { DEMO_COMPANY_A, DEMO_IDS, loadDemoData } from '../../src/store/demo-data.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { engine, freshDatabase } from '../test-store.js';
+import { unreachablePostgres } from './unreachable-postgres.js';
 
 // `npm run reset`: the store of DATABASE_URL starts over as a first `npm start` finds it;
 // on SQLite the generated JWT secret goes too (and earlier tokens with it); a PostgreSQL
@@ -70,17 +70,8 @@ function reported(t: Test, done: string[], sentences: RegExp[]): void {
   t.equal(done.length, sentences.length, done.join('\n'));
 }
 
-/** A PostgreSQL URL where nothing listens: whatever is refused there is refused before connecting. */
-async function unreachablePostgres(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `postgres://booking:hunter2@127.0.0.1:${port}/booking`;
-}
-
 t.test('a PostgreSQL DATABASE_URL is refused without --postgres, before connecting, naming the flag', async (t) => {
-  const run = resetCommand({ DATABASE_URL: await unreachablePostgres(), AUTH_JWT_SECRET: SECRET });
+  const run = resetCommand({ DATABASE_URL: await unreachablePostgres('booking:hunter2'), AUTH_JWT_SECRET: SECRET });
   t.equal(run.status, 1);
   t.equal(run.stdout, '');
   t.match(run.stderr, /PostgreSQL database "booking" on 127\.0\.0\.1:\d+; nothing was touched/);

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import t from 'tap';
 import { DEMO_COMPANY_A, DEMO_IDS } from '../../src/store/demo-data.js';
 import { serverCommand, startServer } from '../robustness/server-process.js';
 import { engine, freshDatabase } from '../test-store.js';
+import { unreachablePostgres } from './unreachable-postgres.js';
 
 // product-decisions §1, AUTH_JWT_SECRET: on PostgreSQL the secret (or AUTH_JWKS_URL) is
 // required, start-up says so, and `npm run token` signs with the same AUTH_JWT_SECRET.
@@ -20,15 +20,6 @@ function tokenCommand(env: Record<string, string>, ...args: string[]) {
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
-}
-
-/** A PostgreSQL URL where nothing listens: whatever is refused here is refused before connecting. */
-async function unreachablePostgres(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `postgres://booking@127.0.0.1:${port}/booking`;
 }
 
 t.test('on PostgreSQL without AUTH_JWT_SECRET or AUTH_JWKS_URL, start-up stops and says so, before touching the database', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { inTransaction, isRetryable, RETRY_POLICY, transactional, withRetries } from '../../src/store/transactions.js';
+import { inTransaction, isRetryable, RETRY_POLICY, statementWithRetries, transactional, withRetries } from '../../src/store/transactions.js';
 import { engine, testStore } from '../test-store.js';
 
 // The one home of transactions: all or nothing, and run again when the database gives up
@@ -67,4 +67,21 @@ t.test("a repository's transaction retries too; inside a transaction, work joins
     }),
   );
   t.equal(inner, 1, 'a nested call runs once, in the outer transaction');
+});
+
+t.test('a lone statement is retried on the store; inside a transaction the outer run retries it', async (t) => {
+  const store = await testStore(t);
+  let runs = 0;
+  const flaky = () => (++runs === 1 ? Promise.reject(failure('40001')) : Promise.resolve('done'));
+  t.equal(await statementWithRetries(store.db, flaky), 'done');
+  t.equal(runs, 2, 'on the store, the statement runs again');
+  // A failed statement has aborted the transaction around it: running it again there cannot
+  // work, so the failure goes to the outermost transaction, which runs everything again.
+  runs = 0;
+  let outer = 0;
+  const answer = await inTransaction(store, async (tx) => {
+    outer++;
+    return statementWithRetries(tx.db, flaky);
+  });
+  t.same([answer, runs, outer], ['done', 2, 2], 'inside a transaction, the whole transaction runs again');
 });

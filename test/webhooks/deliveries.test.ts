@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver, type Receiver } from './receiver.js';
 import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath } from './setup.js';
 
 // Webhook deliveries in one process (product-decisions §7): a local receiver on 127.0.0.1
@@ -8,6 +8,14 @@ import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOf
 // shortened by WEBHOOK_RETRY_SCHEDULE.
 
 const messagesOf = (endpoint: string, query = '') => `/webhook/endpoints/${endpoint}/messages?CompanyId=${A}${query}`;
+
+/** The app with deliveries on, company A's endpoint `a-all` taking every event to `receiver`. */
+const appFor = (t: Parameters<typeof buildTestApp>[0], receiver: Receiver, config: Record<string, unknown> = {}) =>
+  buildTestApp(t, {
+    company: A,
+    config: { ...DELIVERY_CONFIG, ...config },
+    data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]),
+  });
 
 t.test('each event is delivered, signed, to every endpoint of its company that subscribes and is not disabled', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
@@ -65,7 +73,7 @@ t.test('each event is delivered, signed, to every endpoint of its company that s
 
 t.test('a refused write records no event', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   t.equal((await api.call('DELETE', '/resource/101')).statusCode, 409, 'bookings block deleting resource 101');
   t.equal((await api.call('DELETE', '/tags/999999')).statusCode, 404);
   t.equal((await api.call('POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 1e9, Usage: 0, ChangeType: 'Decrease' } })).statusCode, 400);
@@ -76,7 +84,7 @@ t.test('a refused write records no event', async (t) => {
 t.test('retries: on the schedule, with the same webhook-id, until a 2xx; every attempt is listed', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer((_d, count) => (count <= 2 ? { status: 500, body: 'try later' } : { status: 204 }));
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
 
   const [first, second, third] = await receiver.waitFor(3);
@@ -102,7 +110,7 @@ t.test('retries: on the schedule, with the same webhook-id, until a 2xx; every a
 t.test('retries run out: the message fails after the last retry of the schedule', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer(() => ({ status: 500 }));
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
   const message = await eventually('the message to fail', async () => {
     const found = (await api.call('GET', messagesOf('a-all'))).json().Results[0];
@@ -119,7 +127,7 @@ t.test('retries run out: the message fails after the last retry of the schedule'
 t.test('Retry-After: a later time asked for by the receiver is honoured', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer((_d, count) => (count === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 }));
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   await api.call('DELETE', '/tags/102');
   const [first, second] = await receiver.waitFor(2, 5000);
   t.ok(second, 'retried');
@@ -129,7 +137,7 @@ t.test('Retry-After: a later time asked for by the receiver is honoured', async 
 t.test('410 Gone disables the endpoint and fails its messages', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer(() => ({ status: 410 }));
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   await api.call('DELETE', '/tags/102');
   const message = await eventually('the message to fail', async () => {
     const found = (await api.call('GET', messagesOf('a-all'))).json().Results[0];
@@ -146,11 +154,7 @@ t.test('410 Gone disables the endpoint and fails its messages', async (t) => {
 t.test('disabling an endpoint ends its pending messages', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer(() => ({ status: 500 }));
-  const api = await buildTestApp(t, {
-    company: A,
-    config: { ...DELIVERY_CONFIG, WEBHOOK_RETRY_SCHEDULE: '1h' },
-    data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]),
-  });
+  const api = await appFor(t, receiver, { WEBHOOK_RETRY_SCHEDULE: '1h' });
   await api.call('DELETE', '/tags/102');
   const pending = await eventually('the first attempt', async () => {
     const found = (await api.call('GET', messagesOf('a-all'))).json().Results[0];
@@ -256,7 +260,7 @@ t.test('the messages list: roles, company, paging, CSV', async (t) => {
 t.test('a node that stops lets the attempt in flight finish', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer(() => ({ status: 200, holdMs: 300 }));
-  const api = await buildTestApp(t, { company: A, config: DELIVERY_CONFIG, data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]) });
+  const api = await appFor(t, receiver);
   await api.call('DELETE', '/tags/102');
   await receiver.waitFor(1);
   await api.app.close();
@@ -267,11 +271,7 @@ t.test('a node that stops lets the attempt in flight finish', async (t) => {
 t.test('a node that stops gives back an attempt that does not finish in time, to be sent again', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer(() => ({ status: 200, never: true }));
-  const api = await buildTestApp(t, {
-    company: A,
-    config: { ...DELIVERY_CONFIG, WEBHOOK_TIMEOUT_MS: 1000 },
-    data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]),
-  });
+  const api = await appFor(t, receiver, { WEBHOOK_TIMEOUT_MS: 1000 });
   await api.call('DELETE', '/tags/102');
   await receiver.waitFor(1);
   const started = Date.now();

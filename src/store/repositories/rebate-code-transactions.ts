@@ -2,7 +2,7 @@ import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, parseJson } from '../json.js';
 import { isPostgres } from '../migrations/helpers.js';
 import type { Database, NewRow, Row } from '../schema.js';
-import { inTransaction, withRetries } from '../transactions.js';
+import { inTransaction, statementWithRetries } from '../transactions.js';
 import type { RebateCodeRow } from './rebate-codes.js';
 
 /** The service and customer of a transaction, as its view shows them (joined as `s` and `c`). */
@@ -102,7 +102,7 @@ export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> 
       }
       const columns = Object.keys(row) as Array<keyof typeof row>;
       // PostgreSQL types the parameters from the columns they are inserted into.
-      return withRetries(() =>
+      return statementWithRetries(db, () =>
         db
           .with('applied', (creator) => applyChange(creator, change).returning('id'))
           .insertInto('rebate_code_transactions')

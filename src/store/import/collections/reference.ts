@@ -51,7 +51,7 @@ export const categories = collection({
   },
 });
 
-const billingFields = fromContract('BillingMethodQueryResponse', ['Id', 'Name', 'Description', 'Countries']);
+const billingFields = fromContract('BillingMethodResponse', ['Id', 'Name', 'Description', 'Countries']);
 
 export const billingMethods = collection({
   entity: billingMethod,
