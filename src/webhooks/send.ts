@@ -32,9 +32,22 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** At most this much of the answer is kept with the attempt. */
 export const KEPT_RESPONSE_CHARS = 1024;
 
+/**
+ * Connections are kept open for the next attempt to the same host and port, as a browser or
+ * any HTTP client keeps them. Each was opened to an address that was checked when it was
+ * opened (see send), so reusing it connects nowhere new. An idle connection is closed after
+ * IDLE_CONNECTION_MS, before the usual servers close theirs (Node's after 5 s).
+ */
+export const IDLE_CONNECTION_MS = 4000;
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+};
+
 const resolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 class RefusedTarget extends Error {}
+class StaleConnection extends Error {}
 
 /**
  * The address to connect to: the literal, or the name's addresses checked with the same
@@ -72,7 +85,14 @@ export async function send(url: string, headers: Record<string, string>, body: s
       if (lookupOptions.all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
       else callback(null, pinned.address, pinned.family);
     };
-    return await post(target, headers, body, lookup, signal);
+    try {
+      return await post(target, headers, body, lookup, signal);
+    } catch (err) {
+      // A kept connection the other side had just closed: the usual race of keep-alive,
+      // resolved the usual way, once, on a new connection.
+      if (!(err instanceof StaleConnection)) throw err;
+      return await post(target, headers, body, lookup, signal);
+    }
   } catch (err) {
     if (signal.aborted) return failed(timeout.aborted ? `no answer within ${options.timeoutMs} ms` : 'the attempt was stopped');
     if (err instanceof RefusedTarget) return failed(`refused: ${err.message}`);
@@ -106,27 +126,31 @@ function post(target: URL, headers: Record<string, string>, body: string, lookup
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
         lookup,
         signal,
-        agent: false,
+        agent: target.protocol === 'https:' ? agents['https:'] : agents['http:'],
       },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        const done = () => {
+        const done = (whole: boolean) => {
           const text = Buffer.concat(chunks).toString('utf8').slice(0, KEPT_RESPONSE_CHARS);
           const retryAfter = response.headers['retry-after'];
           resolve({ statusCode: response.statusCode ?? null, response: text === '' ? null : text, error: null, ...(retryAfter ? { retryAfter } : {}) });
-          response.destroy();
+          // An answer read to its end leaves its connection to be kept; one cut short closes it.
+          if (!whole) response.destroy();
         };
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           size += chunk.length;
-          if (size >= MAX_RESPONSE_BYTES) done();
+          if (size >= MAX_RESPONSE_BYTES) done(false);
         });
-        response.on('end', done);
+        response.on('end', () => done(true));
         response.on('error', reject);
       },
     );
-    request.on('error', reject);
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && !signal.aborted && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      reject(stale ? new StaleConnection(err.message) : err);
+    });
     request.end(body);
   });
 }

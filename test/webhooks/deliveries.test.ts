@@ -189,6 +189,31 @@ t.test('no redirect is followed; a receiver that never answers times out', async
   t.equal(receiver.deliveries.filter((d) => d.path === '/elsewhere').length, 0, 'the Location was not followed');
 });
 
+t.test('deliveries to one host share a kept connection; one the receiver dropped is retried at once on a new one', async (t) => {
+  const receiver = await startReceiver(t, secretOfPath);
+  // The second delivery comes on the kept connection, which the receiver then drops unanswered.
+  receiver.answer((_d, count) => (count === 2 ? { status: 200, drop: true } : { status: 200 }));
+  const api = await appFor(t, receiver, { WEBHOOK_RETRY_SCHEDULE: '1h' });
+  const decrease = { body: { RebateCodeId: 101, Amount: 1, Usage: 0, ChangeType: 'Decrease' } };
+  const delivered = (count: number) =>
+    eventually(`${count} delivered messages`, async () => {
+      const found = (await api.call('GET', messagesOf('a-all'))).json().Results;
+      return found.length === count && found.every((m: { Status: string }) => m.Status === 'Success') && found;
+    });
+  // One at a time: each delivery finds the connection of the one before free.
+  for (let count = 1; count <= 3; count++) {
+    t.equal((await api.call('POST', '/rebatecodes/transactions', decrease)).statusCode, 200);
+    await delivered(count);
+  }
+  const messages = await delivered(3);
+  const ids = receiver.deliveries.map((d) => d.headers['webhook-id']);
+  t.equal(ids.length, 4, 'three messages, one sent twice');
+  t.equal(ids[1], ids[2], 'the dropped one again, with its webhook-id');
+  t.equal(receiver.connections(), 2, 'one connection, and a new one after the drop');
+  for (const message of messages) t.equal(message.Attempts.length, 1, `${message.Id}: one attempt, the retry on a new connection within it`);
+  t.strictSame(messages.map((m: { Id: string }) => m.Id).sort(), [...new Set(ids)].sort());
+});
+
 t.test('the address policy holds at connect time, on the address the name resolved to', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   const port = new URL(receiver.origin).port;

@@ -20,12 +20,22 @@ export interface Delivery {
 }
 
 /** What the receiver answers one delivery: a status, headers, and whether to hold the answer back. */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string; holdMs?: number; never?: boolean };
+export type Answer = {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  holdMs?: number;
+  never?: boolean;
+  /** close the connection without an answer, as a server does with a kept connection it just timed out */
+  drop?: boolean;
+};
 
 export interface Receiver {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   deliveries: Delivery[];
+  /** connections opened to it so far */
+  connections(): number;
   /** how the next deliveries are answered (default 200), by path */
   answer(respond: (delivery: Delivery, count: number) => Answer): void;
   /** resolves once `count` deliveries arrived (or when the time is up, with what arrived) */
@@ -42,6 +52,7 @@ export async function startReceiver(
   let respond: (delivery: Delivery, count: number) => Answer = () => ({ status: 200 });
   const waiting = new Set<() => void>();
   const held = new Set<ServerResponse>();
+  let connections = 0;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -57,6 +68,10 @@ export async function startReceiver(
       deliveries.push(delivery);
       for (const wake of waiting) wake();
       const answer = respond(delivery, deliveries.length);
+      if (answer.drop) {
+        req.socket.destroy();
+        return;
+      }
       if (answer.never) {
         held.add(res);
         return;
@@ -69,6 +84,7 @@ export async function startReceiver(
       else send();
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const close = async () => {
@@ -81,6 +97,7 @@ export async function startReceiver(
   return {
     origin: `http://127.0.0.1:${port}`,
     deliveries,
+    connections: () => connections,
     answer(next) {
       respond = next;
     },
