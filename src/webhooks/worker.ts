@@ -49,6 +49,9 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
   let closing = false;
   let polling = false;
   let pollAgain = false;
+  /** more may be due than this node had room for: claim again as attempts end */
+  let backlog = false;
+  let nudged: NodeJS.Immediate | undefined;
 
   async function attempt({ delivery, endpoint }: ClaimedDelivery): Promise<void> {
     if (!endpoint || endpoint.disabled) return repository.fail(delivery, owner);
@@ -93,20 +96,25 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
       do {
         pollAgain = false;
         const room = options.concurrency - inFlight.size;
-        if (closing || room <= 0) break;
+        if (closing) break;
+        if (room <= 0) {
+          backlog = true;
+          break;
+        }
         const now = new Date();
         const claimed = await repository.claim(owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), room);
+        backlog = claimed.length === room;
         for (const work of claimed) {
           const id = work.delivery.id;
           const running = attempt(work)
             .catch((err: unknown) => options.log.error({ err, delivery: id }, 'webhook delivery attempt could not be recorded'))
             .finally(() => {
               inFlight.delete(id);
-              void poll();
+              if (backlog) void poll();
             });
           inFlight.set(id, running);
         }
-        if (claimed.length === room) pollAgain = true;
+        if (backlog) pollAgain = true;
       } while (pollAgain);
     } catch (err) {
       options.log.error({ err }, 'webhook deliveries could not be claimed');
@@ -123,11 +131,18 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
       void poll();
     },
     nudge() {
-      if (timer) void poll();
+      // After the current turn of the event loop, so that the write that nudged answers
+      // first (on SQLite a claim runs in this thread), and many nudges make one claim.
+      if (!timer || nudged) return;
+      nudged = setImmediate(() => {
+        nudged = undefined;
+        void poll();
+      });
     },
     async stop() {
       closing = true;
       clearInterval(timer);
+      clearImmediate(nudged);
       const grace = new Promise((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
       await Promise.race([Promise.all(inFlight.values()), grace]);
       stopping.abort();

@@ -1,8 +1,10 @@
 import t from 'tap';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
+import { webhookDeliveriesRepository } from '../../src/store/repositories/webhook-deliveries.js';
 import { countStatements } from '../../src/store/statements.js';
 import { buildTestApp, type CallOptions } from '../helper.js';
 import { engine } from '../test-store.js';
+import { dataWithEndpoints } from '../webhooks/setup.js';
 
 // Every statement is a round trip to the database, costly over a network on PostgreSQL:
 // no operation's success path runs more than 3 (transaction control aside), on either
@@ -94,4 +96,33 @@ t.test(`each operation's success path runs at most ${MAX_STATEMENTS} statements,
     t.equal(result.statusCode, 200, `${name} succeeded: ${result.body.slice(0, 200)}`);
     t.ok(statements <= budget(name), `${name}: ${statements} statements (budget ${budget(name)} on ${engine})`);
   }
+});
+
+t.test(`a webhook delivery costs a claim and a record: ${engine === 'postgres' ? 'one statement each' : 'two and four calls'}`, async (t) => {
+  // The worker's side of an event (src/webhooks/worker.ts). On PostgreSQL the claim reads the
+  // endpoint in its statement and the record writes the attempt in its; SQLite's RETURNING
+  // and lack of data-modifying CTEs make them calls in this process, not round trips.
+  const api = await buildTestApp(t, {
+    company: A,
+    data: dataWithEndpoints('http://127.0.0.1:9', [{ company: A, id: 'counted', eventTypes: ['tag.deactivated'] }]),
+  });
+  t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
+  const deliveries = webhookDeliveriesRepository(api.app.store);
+  const now = new Date(Date.now() + 1000);
+  const lease = new Date(now.getTime() + 60_000).toISOString();
+  const claim = await countStatements(() => deliveries.claim('counter', now.toISOString(), lease, 16));
+  t.equal(claim.result.length, 1, 'the event is claimed');
+  t.match(claim.result[0].endpoint, { url: 'http://127.0.0.1:9/counted', disabled: false }, 'with its endpoint');
+  t.equal(claim.statements, engine === 'postgres' ? 1 : 2, `claim: ${claim.statements}`);
+  const outcome = {
+    attemptedAt: now.toISOString(), url: 'http://127.0.0.1:9/counted', statusCode: 200, durationMs: 1,
+    succeeded: true, response: null, error: null, nextAttemptAt: null, gone: false,
+  };
+  const record = await countStatements(() => deliveries.record(claim.result[0].delivery, 'counter', outcome));
+  t.equal(record.statements, engine === 'postgres' ? 1 : 4, `record: ${record.statements}`);
+  const after = await api.app.store.db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'lease_owner']).execute();
+  t.strictSame(after, [{ status: 'succeeded', attempts: 1, lease_owner: null }], 'the delivery moved on');
+  t.equal((await api.app.store.db.selectFrom('webhook_attempts').select('id').execute()).length, 1, 'its attempt is recorded');
+  const idle = await countStatements(() => deliveries.claim('counter', now.toISOString(), lease, 16));
+  t.same([idle.result.length, idle.statements], [0, 1], 'nothing due: one statement');
 });

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Store } from '../db.js';
 import { jsonHelpers, jsonTextArrayContains, parseJson } from '../json.js';
 import { isPostgres } from '../migrations/helpers.js';
 import { fetchPage, type Page } from '../paging.js';
-import type { Database, Row } from '../schema.js';
-import { inTransaction } from '../transactions.js';
+import type { Database, NewRow, Row } from '../schema.js';
+import { inTransaction, statementWithRetries } from '../transactions.js';
 
 export type DeliveryRow = Row<'webhook_deliveries'>;
 export type AttemptRow = Row<'webhook_attempts'>;
@@ -77,9 +77,14 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
 
     /**
      * Takes up to `limit` due deliveries for `owner` until `leaseExpiresAt`, soonest due
-     * first, and reads their endpoints. One UPDATE decides which: on PostgreSQL its subquery
-     * skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and the lease is checked
-     * again on the row it locks; SQLite runs one write at a time, so the claim is atomic there.
+     * first, with their endpoints as they are now. One UPDATE decides which: on PostgreSQL
+     * its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and the lease
+     * is checked again on the row it locks; SQLite runs one write at a time, so the claim is
+     * atomic there.
+     *
+     * Per engine: on PostgreSQL the UPDATE is a data-modifying CTE that the endpoints are
+     * joined to, one round trip. SQLite's RETURNING sees only the updated table, so there the
+     * endpoints are a second statement (a call in this process, not a round trip).
      */
     async claim(owner: string, now: string, leaseExpiresAt: string, limit: number): Promise<ClaimedDelivery[]> {
       const free = (query: Kysely<Database>) =>
@@ -90,13 +95,26 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
           .where('next_attempt_at', '<=', now)
           .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]));
       const due = free(db).orderBy('next_attempt_at').orderBy('id').limit(limit);
-      const claimed = await db
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
-        .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-        .where('id', 'in', free(db))
-        .returningAll()
-        .execute();
+      const update = (query: QueryCreator<Database>) =>
+        query
+          .updateTable('webhook_deliveries')
+          .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
+          .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
+          .where('id', 'in', free(db));
+      if (isPostgres(db)) {
+        const rows = await db
+          .with('claimed', (creator) => update(creator).returningAll())
+          .selectFrom('claimed')
+          .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'claimed.company_id').onRef('e.id', '=', 'claimed.endpoint_id'))
+          .selectAll('claimed')
+          .select(['e.url', 'e.secret', 'e.disabled'])
+          .execute();
+        return rows.map(({ url, secret, disabled, ...delivery }) => ({
+          delivery,
+          endpoint: url === null || secret === null ? undefined : { url, secret, disabled: disabled === 1 },
+        }));
+      }
+      const claimed = await update(db).returningAll().execute();
       if (claimed.length === 0) return [];
       const endpoints = await db
         .selectFrom('webhook_endpoints')
@@ -110,39 +128,48 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
     },
 
     /**
-     * Records an attempt and moves its delivery on, in one transaction. The delivery changes
+     * Records an attempt and moves its delivery on, all or nothing. The delivery changes
      * only while `owner` still holds it: a node whose lease ran out (another node has taken
      * the delivery) records what it saw and leaves the state to the holder.
+     *
+     * Per engine: on PostgreSQL the attempt's INSERT is a data-modifying CTE of the
+     * delivery's UPDATE, one statement and one round trip; on SQLite the two run in one
+     * transaction. A 410 also disables the endpoint, in one transaction on both.
      */
-    record(delivery: DeliveryRow, owner: string, outcome: AttemptOutcome): Promise<void> {
-      return inTransaction({ db }, async ({ db: trx }) => {
-        await trx
-          .insertInto('webhook_attempts')
-          .values({
-            delivery_id: delivery.id,
-            attempted_at: outcome.attemptedAt,
-            url: outcome.url,
-            status_code: outcome.statusCode,
-            duration_ms: outcome.durationMs,
-            succeeded: outcome.succeeded ? 1 : 0,
-            response: outcome.response,
-            error: outcome.error,
-            next_attempt_at: outcome.nextAttemptAt,
-          })
-          .execute();
-        const status: DeliveryStatus = outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed';
-        await trx
-          .updateTable('webhook_deliveries')
-          .set((eb) => ({
-            status,
-            attempts: eb('attempts', '+', 1),
-            next_attempt_at: outcome.nextAttemptAt,
-            lease_owner: null,
-            lease_expires_at: null,
-          }))
-          .where('id', '=', delivery.id)
-          .where('lease_owner', '=', owner)
-          .execute();
+    async record(delivery: DeliveryRow, owner: string, outcome: AttemptOutcome): Promise<void> {
+      const attempt: NewRow<'webhook_attempts'> = {
+        delivery_id: delivery.id,
+        attempted_at: outcome.attemptedAt,
+        url: outcome.url,
+        status_code: outcome.statusCode,
+        duration_ms: outcome.durationMs,
+        succeeded: outcome.succeeded ? 1 : 0,
+        response: outcome.response,
+        error: outcome.error,
+        next_attempt_at: outcome.nextAttemptAt,
+      };
+      const moved = {
+        status: (outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed') satisfies DeliveryStatus,
+        attempts: sql<number>`attempts + 1`,
+        next_attempt_at: outcome.nextAttemptAt,
+        lease_owner: null,
+        lease_expires_at: null,
+      };
+      if (isPostgres(db) && !outcome.gone) {
+        await statementWithRetries(db, () =>
+          db
+            .with('attempt', (creator) => creator.insertInto('webhook_attempts').values(attempt))
+            .updateTable('webhook_deliveries')
+            .set(moved)
+            .where('id', '=', delivery.id)
+            .where('lease_owner', '=', owner)
+            .execute(),
+        );
+        return;
+      }
+      await inTransaction({ db }, async ({ db: trx }) => {
+        await trx.insertInto('webhook_attempts').values(attempt).execute();
+        await trx.updateTable('webhook_deliveries').set(moved).where('id', '=', delivery.id).where('lease_owner', '=', owner).execute();
         if (outcome.gone) await disableEndpoint(trx, delivery.company_id, delivery.endpoint_id);
       });
     },
