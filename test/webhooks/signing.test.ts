@@ -56,7 +56,11 @@ t.test('WEBHOOK_RETRY_SCHEDULE: delays with a unit, one per retry', async (t) =>
   t.match(parseRetrySchedule('5s,soon'), /"soon" is not a delay/);
   t.match(parseRetrySchedule(''), /is not a delay/);
   t.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5x' }, {}), /WEBHOOK_RETRY_SCHEDULE: "5x" is not a delay/);
-  t.equal(loadConfig({}, {}).WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h', 'the default of product-decisions §7');
+  const defaults = loadConfig({}, {});
+  t.equal(defaults.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h', 'the default of product-decisions §7');
+  t.equal(defaults.WEBHOOK_TIMEOUT_MS, 15000, 'an attempt times out after 15 s by default');
+  t.equal(defaults.WEBHOOK_DELIVERY, true, 'a node delivers unless told not to');
+  t.equal(defaults.WEBHOOK_ALLOW_PRIVATE_TARGETS, false, 'private addresses are refused unless allowed');
 });
 
 t.test('the next attempt: the schedule, or a later Retry-After, and none once the schedule is spent', async (t) => {
