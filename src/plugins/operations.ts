@@ -59,7 +59,8 @@ export async function operationsPlugin(app: FastifyInstance) {
           await recordEvent(tx, request.companyId!, type, answered);
           return answered;
         });
-        app.webhooks?.nudge();
+        // The worker is nudged once this answer is sent (the webhooks plugin's onResponse).
+        request.recordedEvent = true;
         return answer(request, reply, operationId, route?.csvColumns, result);
       };
     },

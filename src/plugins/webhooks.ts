@@ -9,6 +9,10 @@ declare module 'fastify' {
     /** this node's webhook delivery worker; undefined where WEBHOOK_DELIVERY is off */
     webhooks?: DeliveryWorker;
   }
+  interface FastifyRequest {
+    /** the request's write committed a webhook event */
+    recordedEvent: boolean;
+  }
 }
 
 export interface WebhooksPluginOptions {
@@ -24,6 +28,7 @@ export interface WebhooksPluginOptions {
 export const webhooksPlugin = fp(
   async (app: FastifyInstance, { resolve }: WebhooksPluginOptions) => {
     const { config } = app;
+    app.decorateRequest('recordedEvent', false);
     if (!config.WEBHOOK_DELIVERY) return;
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     if (typeof schedule === 'string') throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
@@ -40,6 +45,11 @@ export const webhooksPlugin = fp(
     });
     app.decorate('webhooks', worker);
     app.addHook('onReady', async () => worker.start());
+    // A write's event is delivered after its answer is sent, never before: the answer does
+    // not wait for the delivery, and a receiver never hears of a write its caller has not.
+    app.addHook('onResponse', async (request) => {
+      if (request.recordedEvent) worker.nudge();
+    });
     app.addHook('preClose', async () => worker.stop());
   },
   { name: 'webhooks', dependencies: ['store'] },

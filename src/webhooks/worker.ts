@@ -131,8 +131,7 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
       void poll();
     },
     nudge() {
-      // After the current turn of the event loop, so that the write that nudged answers
-      // first (on SQLite a claim runs in this thread), and many nudges make one claim.
+      // After the current turn of the event loop: the nudges of that turn make one claim.
       if (!timer || nudged) return;
       nudged = setImmediate(() => {
         nudged = undefined;

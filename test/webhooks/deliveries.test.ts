@@ -71,6 +71,22 @@ t.test('each event is delivered, signed, to every endpoint of its company that s
   for (const message of listed.json().Results) t.match(message, { Status: 'Success', Attempts: [{ Status: 'Success', ResponseStatusCode: 200 }] });
 });
 
+t.test('a delivery starts once the answer to its write is sent, never before', async (t) => {
+  const receiver = await startReceiver(t, secretOfPath);
+  // Only the write's nudge can start the delivery: the queue is not polled meanwhile.
+  const api = await appFor(t, receiver, { WEBHOOK_POLL_INTERVAL_MS: 600_000 });
+  let answeredAt = 0;
+  // Each answer is held back after the commit; a delivery started at the commit would arrive meanwhile.
+  api.app.addHook('onSend', async () => new Promise((resolve) => setTimeout(resolve, 300)));
+  api.app.addHook('onResponse', async () => {
+    answeredAt = Date.now();
+  });
+  t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
+  const [delivery] = await receiver.waitFor(1);
+  t.ok(delivery, 'delivered');
+  t.ok(answeredAt > 0 && delivery.at >= answeredAt, `the delivery came ${delivery.at - answeredAt} ms after the answer`);
+});
+
 t.test('a refused write records no event', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   const api = await appFor(t, receiver);
