@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.js';
@@ -211,19 +212,36 @@ async function settle(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * One request on node:http, timed when its answer's head arrived: the same moment as the
+ * receiver times a delivery (its request's head), both in this process's HTTP parser, so the
+ * order of the two is the order in which they reached this process.
+ */
+function sendTimed(target: string, request: OpRequest): Promise<{ status: number; headAt: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(target, { method: request.method, headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body ?? '')) } }, (response) => {
+      const headAt = performance.now();
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headAt, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end(request.body);
+  });
+}
+
 /** Writes sent one at a time to an idle server: when did the answer come, and when the delivery? */
 async function orderChecks(url: string, request: OpRequest, receiver: Receiver): Promise<OrderCheck[]> {
   const checks: OrderCheck[] = [];
   for (let i = 0; i < ORDER_CHECKS; i++) {
     const delivered = receiver.next(PATHS.on, 10_000);
     const started = performance.now();
-    const response = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body });
-    // The answer came with its head (its small body is in the same packet); reading the body
-    // through the stream takes a few turns of this event loop, which the delivery does not wait for.
-    const answeredAt = performance.now();
-    const answer = await response.text();
+    const response = await sendTimed(url + request.path, request);
+    const answeredAt = response.headAt;
+    const answer = response.body;
     const arrival = await delivered;
-    if (!response.ok) throw new Error(`${WEBHOOK_OPERATION} answered ${response.status}: ${answer.slice(0, 300)}`);
+    if (response.status !== 200) throw new Error(`${WEBHOOK_OPERATION} answered ${response.status}: ${answer.slice(0, 300)}`);
     checks.push({
       answerMs: answeredAt - started,
       lagMs: arrival ? arrival.at - answeredAt : NaN,
