@@ -49,18 +49,17 @@ export async function operationsPlugin(app: FastifyInstance) {
           return answer(request, reply, operationId, route?.csvColumns, result);
         }
         // A write with events: the handler and its event commit in one transaction (§7).
-        const result = await inTransaction(app.store, async (tx) => {
+        const { result, messageId } = await inTransaction(app.store, async (tx) => {
           let type = events[0] as WebhookEventType;
           const announced = (name: WebhookEventType) => {
             if (!events.includes(name)) throw new Error(`${operationId} does not declare the event ${name}`);
             type = name;
           };
           const answered = await handler(context({ ...app.store, db: tx.db }, announced));
-          await recordEvent(tx, request.companyId!, type, answered);
-          return answered;
+          return { result: answered, messageId: await recordEvent(tx, request.companyId!, type, answered) };
         });
-        // The worker is nudged once this answer is sent (the webhooks plugin's onResponse).
-        request.recordedEvent = true;
+        // Committed: the worker claims the event once this answer is sent (the webhooks plugin's onResponse).
+        request.recordedEvent = messageId;
         return answer(request, reply, operationId, route?.csvColumns, result);
       };
     },

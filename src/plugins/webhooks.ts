@@ -10,8 +10,8 @@ declare module 'fastify' {
     webhooks?: DeliveryWorker;
   }
   interface FastifyRequest {
-    /** the request's write committed a webhook event */
-    recordedEvent: boolean;
+    /** the message id of the webhook event the request's write committed */
+    recordedEvent: string | null;
   }
 }
 
@@ -28,7 +28,7 @@ export interface WebhooksPluginOptions {
 export const webhooksPlugin = fp(
   async (app: FastifyInstance, { resolve }: WebhooksPluginOptions) => {
     const { config } = app;
-    app.decorateRequest('recordedEvent', false);
+    app.decorateRequest('recordedEvent', null);
     if (!config.WEBHOOK_DELIVERY) return;
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     if (typeof schedule === 'string') throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
@@ -48,7 +48,7 @@ export const webhooksPlugin = fp(
     // A write's event is delivered after its answer is sent, never before: the answer does
     // not wait for the delivery, and a receiver never hears of a write its caller has not.
     app.addHook('onResponse', async (request) => {
-      if (request.recordedEvent) worker.nudge();
+      if (request.recordedEvent) worker.nudge(request.recordedEvent);
     });
     app.addHook('preClose', async () => worker.stop());
   },

@@ -9,13 +9,25 @@ export type WebhookEventType = Schemas['WebhookEventType'];
 export const newMessageId = () => `msg_${randomBytes(16).toString('hex')}`;
 
 /**
- * Records an event in the outbox: `store` must be the transaction of the write that caused
- * it, so the event commits with the write or not at all (product-decisions §7). The body
- * is fixed now, `{"type", "timestamp", "data"}` with `data` the operation's JSON answer,
- * so every attempt sends and signs the same bytes.
+ * How long a new event waits for the node that recorded it: that node claims it by id once
+ * the write's answer is sent (the webhooks plugin's onResponse), and any node may take it
+ * after this, should the writing node not deliver (WEBHOOK_DELIVERY=false, or it died). A
+ * write's answer leaves its node long before; so no node delivers an event before its write
+ * has answered.
  */
-export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, type: WebhookEventType, data: unknown, at = new Date()): Promise<void> {
+export const HAND_OFF_MS = 1000;
+
+/**
+ * Records an event in the outbox and answers its message id: `store` must be the
+ * transaction of the write that caused it, so the event commits with the write or not at
+ * all (product-decisions §7). The body is fixed now, `{"type", "timestamp", "data"}` with
+ * `data` the operation's JSON answer, so every attempt sends and signs the same bytes.
+ */
+export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, type: WebhookEventType, data: unknown, at = new Date()): Promise<string> {
   const timestamp = at.toISOString();
   const payload = JSON.stringify({ type, timestamp, data });
-  await webhookDeliveriesRepository(store).enqueue({ companyId, type, messageId: newMessageId(), payload, created: timestamp });
+  const messageId = newMessageId();
+  const due = new Date(at.getTime() + HAND_OFF_MS).toISOString();
+  await webhookDeliveriesRepository(store).enqueue({ companyId, type, messageId, payload, created: timestamp, due });
+  return messageId;
 }

@@ -8,6 +8,9 @@ import { secretKey } from './secret.js';
 import { send, type ResolveAll } from './send.js';
 import { signatureHeaders } from './signing.js';
 
+/** At most this many of this node's events are named in one claim; the rest wait for the next. */
+const MAX_HANDED_OVER_PER_CLAIM = 256;
+
 export interface DeliveryWorkerOptions {
   /** delays before each retry, in milliseconds (schedule.ts) */
   schedule: readonly number[];
@@ -25,8 +28,8 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   start(): void;
-  /** look at the queue now (an event was just committed on this node) */
-  nudge(): void;
+  /** claim this node's event now: its write committed it and has answered */
+  nudge(messageId: string): void;
   /** stop claiming; let attempts in flight finish within the grace, give back the rest */
   stop(): Promise<void>;
 }
@@ -52,6 +55,8 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
   /** more may be due than this node had room for: claim again as attempts end */
   let backlog = false;
   let nudged: NodeJS.Immediate | undefined;
+  /** this node's answered events, to be claimed at once rather than after the hand-off */
+  const handedOver = new Set<string>();
 
   async function attempt({ delivery, endpoint }: ClaimedDelivery): Promise<void> {
     if (!endpoint || endpoint.disabled) return repository.fail(delivery, owner);
@@ -102,8 +107,15 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
           break;
         }
         const now = new Date();
-        const claimed = await repository.claim(owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), room);
-        backlog = claimed.length === room;
+        const ids = [...handedOver].slice(0, MAX_HANDED_OVER_PER_CLAIM);
+        for (const id of ids) handedOver.delete(id);
+        const claimed = await repository.claim(owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), room, ids);
+        backlog = claimed.length === room || handedOver.size > 0;
+        // Out of room: what was not claimed is claimed as attempts end (or after the hand-off).
+        if (claimed.length === room) {
+          const taken = new Set(claimed.map((c) => c.delivery.message_id));
+          for (const id of ids) if (!taken.has(id)) handedOver.add(id);
+        }
         for (const work of claimed) {
           const id = work.delivery.id;
           const running = attempt(work)
@@ -130,9 +142,11 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
       timer.unref();
       void poll();
     },
-    nudge() {
+    nudge(messageId) {
+      if (!timer) return;
+      handedOver.add(messageId);
       // After the current turn of the event loop: the nudges of that turn make one claim.
-      if (!timer || nudged) return;
+      if (nudged) return;
       nudged = setImmediate(() => {
         nudged = undefined;
         void poll();

@@ -53,11 +53,11 @@ t.test('the column types derived for src/generated/db.ts hold for the demo data,
  * the demo endpoint that takes `booking.created`, one failed attempt, and a claim under lease.
  */
 async function fillOutbox(store: Parameters<typeof webhookDeliveriesRepository>[0]) {
-  await recordEvent(store, DEMO_COMPANY_A, 'booking.created' as WebhookEventType, { Id: 1 });
+  const messageId = await recordEvent(store, DEMO_COMPANY_A, 'booking.created' as WebhookEventType, { Id: 1 });
   const outbox = webhookDeliveriesRepository(store);
   const now = new Date();
   const later = (ms: number) => new Date(now.getTime() + ms).toISOString();
-  const [claimed] = await outbox.claim('node', later(0), later(60000), 1);
+  const [claimed] = await outbox.claim('node', later(0), later(60000), 1, [messageId]);
   await outbox.record(claimed.delivery, 'node', {
     attemptedAt: now.toISOString(), url: claimed.endpoint!.url, statusCode: 500, durationMs: 12, succeeded: false,
     response: 'no', error: null, nextAttemptAt: later(1000), gone: false,

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { HAND_OFF_MS } from '../../src/webhooks/outbox.js';
+import { createDeliveryWorker } from '../../src/webhooks/worker.js';
 import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
 import { eventually, startReceiver, type Receiver } from './receiver.js';
 import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath } from './setup.js';
@@ -85,6 +87,24 @@ t.test('a delivery starts once the answer to its write is sent, never before', a
   const [delivery] = await receiver.waitFor(1);
   t.ok(delivery, 'delivered');
   t.ok(answeredAt > 0 && delivery.at >= answeredAt, `the delivery came ${delivery.at - answeredAt} ms after the answer`);
+});
+
+t.test('an event its node does not deliver is taken by another node after the hand-off', async (t) => {
+  const receiver = await startReceiver(t, secretOfPath);
+  // The writing node only serves; a worker of another node polls the same database.
+  const api = await appFor(t, receiver, { WEBHOOK_DELIVERY: false });
+  const other = createDeliveryWorker(api.store, {
+    schedule: [100], timeoutMs: 2000, pollIntervalMs: 20, concurrency: 4, allowPrivateTargets: true, stopGraceMs: 100, log: api.app.log,
+  });
+  other.start();
+  t.teardown(() => other.stop());
+  t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
+  const answeredAt = Date.now();
+  const [delivery] = await receiver.waitFor(1, 5000);
+  t.ok(delivery, 'delivered by the other node');
+  const created = Date.parse(delivery.payload!.timestamp);
+  t.ok(delivery.at - created >= HAND_OFF_MS, `not before the hand-off: ${delivery.at - created} ms after the event`);
+  t.ok(delivery.at - answeredAt < HAND_OFF_MS + 2000, 'soon after it');
 });
 
 t.test('a refused write records no event', async (t) => {

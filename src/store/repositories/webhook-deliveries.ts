@@ -17,6 +17,8 @@ export interface OutboxEvent {
   messageId: string;
   payload: string;
   created: string;
+  /** when any node may make the first attempt (outbox.ts HAND_OFF_MS) */
+  due: string;
 }
 
 /** A delivery a worker holds, with what it needs of its endpoint as the endpoint is now. */
@@ -66,7 +68,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
               s.val(event.created).as('created'),
               s.val('pending').as('status'),
               s.val(0).as('attempts'),
-              s.val(event.created).as('next_attempt_at'),
+              s.val(event.due).as('next_attempt_at'),
             ])
             .where('company_id', '=', event.companyId)
             .where('disabled', '=', 0)
@@ -77,7 +79,8 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
 
     /**
      * Takes up to `limit` due deliveries for `owner` until `leaseExpiresAt`, soonest due
-     * first, with their endpoints as they are now. One UPDATE decides which: on PostgreSQL
+     * first, with their endpoints as they are now; the first attempts of `messageIds` (this
+     * node's writes, answered) are due whatever their time. One UPDATE decides which: on PostgreSQL
      * its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and the lease
      * is checked again on the row it locks; SQLite runs one write at a time, so the claim is
      * atomic there.
@@ -86,13 +89,17 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
      * joined to, one round trip. SQLite's RETURNING sees only the updated table, so there the
      * endpoints are a second statement (a call in this process, not a round trip).
      */
-    async claim(owner: string, now: string, leaseExpiresAt: string, limit: number): Promise<ClaimedDelivery[]> {
+    async claim(owner: string, now: string, leaseExpiresAt: string, limit: number, messageIds: readonly string[] = []): Promise<ClaimedDelivery[]> {
       const free = (query: Kysely<Database>) =>
         query
           .selectFrom('webhook_deliveries')
           .select('id')
           .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
+          .where((eb) =>
+            messageIds.length === 0
+              ? eb('next_attempt_at', '<=', now)
+              : eb.or([eb('next_attempt_at', '<=', now), eb.and([eb('message_id', 'in', messageIds), eb('attempts', '=', 0)])]),
+          )
           .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]));
       const due = free(db).orderBy('next_attempt_at').orderBy('id').limit(limit);
       const update = (query: QueryCreator<Database>) =>
