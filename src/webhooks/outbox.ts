@@ -18,16 +18,17 @@ export const newMessageId = () => `msg_${randomBytes(16).toString('hex')}`;
 export const HAND_OFF_MS = 1000;
 
 /**
- * Records an event in the outbox and answers its message id: `store` must be the
+ * Records an event in the outbox and answers its message id, or null when no endpoint takes
+ * it (nothing to deliver): `store` must be the
  * transaction of the write that caused it, so the event commits with the write or not at
  * all (product-decisions §7). The body is fixed now, `{"type", "timestamp", "data"}` with
  * `data` the operation's JSON answer, so every attempt sends and signs the same bytes.
  */
-export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, type: WebhookEventType, data: unknown, at = new Date()): Promise<string> {
+export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, type: WebhookEventType, data: unknown, at = new Date()): Promise<string | null> {
   const timestamp = at.toISOString();
   const payload = JSON.stringify({ type, timestamp, data });
   const messageId = newMessageId();
   const due = new Date(at.getTime() + HAND_OFF_MS).toISOString();
-  await webhookDeliveriesRepository(store).enqueue({ companyId, type, messageId, payload, created: timestamp, due });
-  return messageId;
+  const deliveries = await webhookDeliveriesRepository(store).enqueue({ companyId, type, messageId, payload, created: timestamp, due });
+  return deliveries > 0 ? messageId : null;
 }

@@ -53,7 +53,7 @@ t.test('the column types derived for src/generated/db.ts hold for the demo data,
  * the demo endpoint that takes `booking.created`, one failed attempt, and a claim under lease.
  */
 async function fillOutbox(store: Parameters<typeof webhookDeliveriesRepository>[0]) {
-  const messageId = await recordEvent(store, DEMO_COMPANY_A, 'booking.created' as WebhookEventType, { Id: 1 });
+  const messageId = (await recordEvent(store, DEMO_COMPANY_A, 'booking.created' as WebhookEventType, { Id: 1 }))!;
   const outbox = webhookDeliveriesRepository(store);
   const now = new Date();
   const later = (ms: number) => new Date(now.getTime() + ms).toISOString();

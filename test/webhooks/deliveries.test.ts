@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HAND_OFF_MS } from '../../src/webhooks/outbox.js';
+import { HAND_OFF_MS, recordEvent } from '../../src/webhooks/outbox.js';
 import { createDeliveryWorker } from '../../src/webhooks/worker.js';
 import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
 import { eventually, startReceiver, type Receiver } from './receiver.js';
@@ -105,6 +105,17 @@ t.test('an event its node does not deliver is taken by another node after the ha
   const created = Date.parse(delivery.payload!.timestamp);
   t.ok(delivery.at - created >= HAND_OFF_MS, `not before the hand-off: ${delivery.at - created} ms after the event`);
   t.ok(delivery.at - answeredAt < HAND_OFF_MS + 2000, 'soon after it');
+});
+
+t.test('an event that no endpoint takes leaves nothing to claim', async (t) => {
+  const api = await buildTestApp(t, {
+    company: A,
+    data: dataWithEndpoints('http://127.0.0.1:9', [{ company: A, id: 'a-tags', eventTypes: ['tag.deactivated'] }]),
+  });
+  t.match(await recordEvent(api.store, A, 'tag.deactivated', { Id: 1 }), /^msg_[0-9a-f]{32}$/, 'taken: its message id');
+  t.equal(await recordEvent(api.store, A, 'resource.deleted', { Id: 1 }), null, 'no endpoint takes it: nothing');
+  t.equal(await recordEvent(api.store, B, 'tag.deactivated', { Id: 1 }), null, "another company's endpoint does not count");
+  t.equal((await api.store.db.selectFrom('webhook_deliveries').select('id').execute()).length, 1);
 });
 
 t.test('a refused write records no event', async (t) => {

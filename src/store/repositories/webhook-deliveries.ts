@@ -50,10 +50,11 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
   return {
     /**
      * The event's deliveries, one per endpoint of its company that is not disabled and whose
-     * EventTypes hold its type: one INSERT … SELECT, in the caller's transaction.
+     * EventTypes hold its type: one INSERT … SELECT, in the caller's transaction. Answers how
+     * many there are.
      */
-    async enqueue(event: OutboxEvent): Promise<void> {
-      await db
+    async enqueue(event: OutboxEvent): Promise<number> {
+      const [{ numInsertedOrUpdatedRows }] = await db
         .insertInto('webhook_deliveries')
         .columns(['company_id', 'endpoint_id', 'message_id', 'event_type', 'payload', 'created', 'status', 'attempts', 'next_attempt_at'])
         .expression((eb) =>
@@ -75,6 +76,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
             .where(jsonTextArrayContains(db, 'webhook_endpoints.event_types', event.type)),
         )
         .execute();
+      return Number(numInsertedOrUpdatedRows ?? 0);
     },
 
     /**
