@@ -3,7 +3,7 @@ import { HAND_OFF_MS, recordEvent } from '../../src/webhooks/outbox.js';
 import { createDeliveryWorker } from '../../src/webhooks/worker.js';
 import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
 import { eventually, startReceiver, type Receiver } from './receiver.js';
-import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath } from './setup.js';
+import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath, type TestEndpoint } from './setup.js';
 
 // Webhook deliveries in one process (product-decisions §7): a local receiver on 127.0.0.1
 // verifies every delivery with the Standard Webhooks reference library. The schedule is
@@ -11,26 +11,22 @@ import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOf
 
 const messagesOf = (endpoint: string, query = '') => `/webhook/endpoints/${endpoint}/messages?CompanyId=${A}${query}`;
 
-/** The app with deliveries on, company A's endpoint `a-all` taking every event to `receiver`. */
-const appFor = (t: Parameters<typeof buildTestApp>[0], receiver: Receiver, config: Record<string, unknown> = {}) =>
-  buildTestApp(t, {
-    company: A,
-    config: { ...DELIVERY_CONFIG, ...config },
-    data: dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]),
-  });
+/** The app with deliveries on and `endpoints` (by default company A's `a-all`, taking every event) sending to `receiver`. */
+const appFor = (
+  t: Parameters<typeof buildTestApp>[0],
+  receiver: Receiver,
+  config: Record<string, unknown> = {},
+  endpoints: TestEndpoint[] = [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }],
+) => buildTestApp(t, { company: A, config: { ...DELIVERY_CONFIG, ...config }, data: dataWithEndpoints(receiver.origin, endpoints) });
 
 t.test('each event is delivered, signed, to every endpoint of its company that subscribes and is not disabled', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
-  const api = await buildTestApp(t, {
-    company: A,
-    config: DELIVERY_CONFIG,
-    data: dataWithEndpoints(receiver.origin, [
-      { company: A, id: 'a-all', eventTypes: EVENT_TYPES },
-      { company: A, id: 'a-some', eventTypes: ['tag.deactivated', 'rebatecode.created', 'booking.created'] },
-      { company: A, id: 'a-off', eventTypes: EVENT_TYPES, disabled: true },
-      { company: B, id: 'b-all', eventTypes: EVENT_TYPES },
-    ]),
-  });
+  const api = await appFor(t, receiver, {}, [
+    { company: A, id: 'a-all', eventTypes: EVENT_TYPES },
+    { company: A, id: 'a-some', eventTypes: ['tag.deactivated', 'rebatecode.created', 'booking.created'] },
+    { company: A, id: 'a-off', eventTypes: EVENT_TYPES, disabled: true },
+    { company: B, id: 'b-all', eventTypes: EVENT_TYPES },
+  ]);
 
   const answers = new Map<string, unknown>();
   for (const type of EVENT_TYPES) {
@@ -219,14 +215,10 @@ t.test('disabling an endpoint ends its pending messages', async (t) => {
 t.test('no redirect is followed; a receiver that never answers times out', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   receiver.answer((d) => (d.path === '/a-all' ? { status: 307, headers: { location: `${receiver.origin}/elsewhere` } } : d.path === '/slow' ? { status: 200, never: true } : { status: 200 }));
-  const api = await buildTestApp(t, {
-    company: A,
-    config: { ...DELIVERY_CONFIG, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: 300 },
-    data: dataWithEndpoints(receiver.origin, [
-      { company: A, id: 'a-all', eventTypes: ['tag.deactivated'] },
-      { company: A, id: 'slow', eventTypes: ['tag.deactivated'] },
-    ]),
-  });
+  const api = await appFor(t, receiver, { WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: 300 }, [
+    { company: A, id: 'a-all', eventTypes: ['tag.deactivated'] },
+    { company: A, id: 'slow', eventTypes: ['tag.deactivated'] },
+  ]);
   await api.call('DELETE', '/tags/102');
   const redirected = await eventually('the redirected attempt', async () => (await api.call('GET', messagesOf('a-all'))).json().Results[0]?.Attempts[0]);
   t.match(redirected, { ResponseStatusCode: 307, Status: 'Fail' });
@@ -300,14 +292,10 @@ t.test('the address policy holds at connect time, on the address the name resolv
 
 t.test('the messages list: roles, company, paging, CSV', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
-  const api = await buildTestApp(t, {
-    company: A,
-    config: DELIVERY_CONFIG,
-    data: dataWithEndpoints(receiver.origin, [
-      { company: A, id: 'a-all', eventTypes: EVENT_TYPES },
-      { company: B, id: 'b-all', eventTypes: EVENT_TYPES },
-    ]),
-  });
+  const api = await appFor(t, receiver, {}, [
+    { company: A, id: 'a-all', eventTypes: EVENT_TYPES },
+    { company: B, id: 'b-all', eventTypes: EVENT_TYPES },
+  ]);
   for (const tag of [101, 102]) await api.call('DELETE', `/tags/${tag}`);
   await receiver.waitFor(2);
   t.equal((await api.call('GET', messagesOf('a-all'), { as: [READ] })).statusCode, 200, 'the read role may list');

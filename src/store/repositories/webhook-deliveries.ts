@@ -120,7 +120,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
           .execute();
         return rows.map(({ url, secret, disabled, ...delivery }) => ({
           delivery,
-          endpoint: url === null || secret === null ? undefined : { url, secret, disabled: disabled === 1 },
+          endpoint: url === null || secret === null ? undefined : endpointOf({ url, secret, disabled }),
         }));
       }
       const claimed = await update(db).returningAll().execute();
@@ -132,7 +132,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
         .execute();
       return claimed.map((delivery) => {
         const endpoint = endpoints.find((e) => e.company_id === delivery.company_id && e.id === delivery.endpoint_id);
-        return { delivery, endpoint: endpoint && { url: endpoint.url, secret: endpoint.secret, disabled: endpoint.disabled === 1 } };
+        return { delivery, endpoint: endpoint && endpointOf(endpoint) };
       });
     },
 
@@ -247,6 +247,11 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
       };
     },
   };
+}
+
+/** What a worker needs of an endpoint row. */
+function endpointOf(row: { url: string; secret: string; disabled: number | null }): NonNullable<ClaimedDelivery['endpoint']> {
+  return { url: row.url, secret: row.secret, disabled: row.disabled === 1 };
 }
 
 /** 410 Gone: the endpoint is disabled and its pending deliveries end (product-decisions §7). */
