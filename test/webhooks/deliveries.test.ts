@@ -85,6 +85,20 @@ t.test('a delivery starts once the answer to its write is sent, never before', a
   t.ok(answeredAt > 0 && delivery.at >= answeredAt, `the delivery came ${delivery.at - answeredAt} ms after the answer`);
 });
 
+t.test('a node with no room left claims the rest as its attempts end', async (t) => {
+  const receiver = await startReceiver(t, secretOfPath);
+  receiver.answer(() => ({ status: 200, holdMs: 50 }));
+  // One attempt at a time, and no polling: only the backlog brings the other events in.
+  const api = await appFor(t, receiver, { WEBHOOK_CONCURRENCY: 1, WEBHOOK_POLL_INTERVAL_MS: 600_000 });
+  const decrease = { body: { RebateCodeId: 101, Amount: 1, Usage: 0, ChangeType: 'Decrease' } };
+  const writes = await Promise.all(Array.from({ length: 5 }, () => api.call('POST', '/rebatecodes/transactions', decrease)));
+  t.ok(writes.every((w) => w.statusCode === 200));
+  const got = await receiver.waitFor(5, 5000);
+  t.equal(got.length, 5, 'every event delivered, one after another');
+  t.equal(new Set(got.map((d) => d.headers['webhook-id'])).size, 5);
+  for (let i = 1; i < got.length; i++) t.ok(got[i].at - got[i - 1].at >= 40, 'never two at once');
+});
+
 t.test('an event its node does not deliver is taken by another node after the hand-off', async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   // The writing node only serves; a worker of another node polls the same database.
