@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
 import { badRequest } from '../http/errors.js';
 import { negotiateFormat } from '../http/format.js';
+import { utf8Body } from '../http/utf8.js';
 import { routeContract } from './route-contract.js';
 
 /**
@@ -28,9 +29,15 @@ export const formatsPlugin = fp(
       const json = content?.['application/json'];
       if (json && !content['text/csv'] && routeContract(routeOptions.schema)?.csv) content['text/csv'] = { ...json };
     });
-    app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
+    app.addContentTypeParser('text/csv', { parseAs: 'buffer' }, (_request, body, done) => {
+      let text: string;
       try {
-        done(null, parseCsvBody(body.toString()));
+        text = utf8Body(body as Buffer);
+      } catch (err) {
+        return done(err as Error);
+      }
+      try {
+        done(null, parseCsvBody(text));
       } catch (err) {
         done(badRequest('SerializationException', (err as Error).message));
       }

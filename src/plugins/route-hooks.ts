@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { nulCharacterErrors } from '../domain/nul.js';
-import { refuseAny } from '../domain/refusals.js';
+import { invalid, refuseAny } from '../domain/refusals.js';
 import { coerceToSchema } from '../http/coercion.js';
 import { ApiError } from '../http/errors.js';
+import { queryNotUtf8 } from '../http/querystring.js';
+import { utf8Body } from '../http/utf8.js';
 import { bindBody, bindPathAndQuery, requestFields } from '../http/servicestack-binding.js';
 import { accessHooks } from './access.js';
 import { strictRateLimit } from './protection.js';
@@ -61,9 +63,15 @@ export const routeHooksPlugin = fp(
     // no body, not a malformed one. Anything else is read by Fastify's own JSON parser.
     const json = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (body.length === 0) done(null, undefined);
-      else json(request, body as string, done);
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      if (body.length === 0) return done(null, undefined);
+      let text: string;
+      try {
+        text = utf8Body(body as Buffer);
+      } catch (err) {
+        return done(err as Error);
+      }
+      json(request, text, done);
     });
     app.addHook('onRoute', (routeOptions: RouteOptions) => {
       const route = routeContract(routeOptions.schema);
@@ -76,11 +84,13 @@ export const routeHooksPlugin = fp(
       routeOptions.preParsing = [
         ...asList(routeOptions.preParsing),
         async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+          const notUtf8 = queryNotUtf8(request.query);
           // The path and query string are text: they take the schema's types and spelling
           // here, before the company check reads them (Ajv's own coercion is off).
           bindPathAndQuery(route, fields, request);
           for (const check of security) await check.call(app, request, reply, () => {});
           access.authorize(request);
+          refuseAny(notUtf8.map((name) => invalid('InvalidEncoding', name, (label) => `${label} is not valid UTF-8.`)));
           return payload;
         },
       ];
