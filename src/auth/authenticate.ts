@@ -75,7 +75,7 @@ function callerOf(payload: JWTPayload, config: Config): Caller {
       Array.isArray(roles)
         ? roles.filter((r): r is string => typeof r === 'string')
         : typeof roles === 'string'
-          ? roles.split(/[\s,]+/).filter(Boolean)
+          ? [roles]
           : [],
     ),
   };

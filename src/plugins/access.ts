@@ -12,6 +12,8 @@ declare module 'fastify' {
   }
 }
 
+const noCompany = () => unauthorized('The bearer token names no company for the caller.');
+
 const requested = (source: unknown): string | undefined => {
   const value = (source as Record<string, unknown> | undefined)?.CompanyId;
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
@@ -39,6 +41,11 @@ export function accessHooks(route: RouteContract) {
       const caller = request.caller;
       if (!caller) return;
       if (route.roles.length > 0 && !route.roles.some((role) => caller.roles.has(role))) throw refuse();
+      // A caller whose token names no company lacks what an operation on "the caller's
+      // company" requires: refused as unauthenticated, before anything of the request is read.
+      if (route.actsOnCompany && !route.anyCompany && caller.companyId === undefined && !caller.roles.has(SUPERADMIN)) {
+        throw noCompany();
+      }
       checkCompany(caller, requested(request.query));
     },
 
@@ -46,11 +53,14 @@ export function accessHooks(route: RouteContract) {
       if (request.caller) checkCompany(request.caller, requested(request.body));
     },
 
-    /** Blank or omitted means the caller's company; 400 when neither request nor token names one. */
+    /**
+     * Blank or omitted means the caller's company. When neither the request nor the token
+     * names one: 401 for a caller (a superadmin without a company), 400 for an anonymous call.
+     */
     resolveCompany(request: FastifyRequest): void {
       if (!route.actsOnCompany) return;
       const company = requested(request.query) ?? requested(request.body) ?? request.caller?.companyId;
-      if (!company) throw refused(notEmpty('CompanyId'));
+      if (!company) throw request.caller ? noCompany() : refused(notEmpty('CompanyId'));
       request.companyId = company.toLowerCase();
     },
   };
