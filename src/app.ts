@@ -56,6 +56,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: serverAjvOptions, onCreate: addServerFormats },
+    // Fastify's own summary joins every Ajv message into one string; the error plugin
+    // answers from the errors themselves (validation-errors.ts), so the summary stays short.
+    schemaErrorFormatter: (errors, dataVar) => new Error(`The ${dataVar} is invalid (${errors.length} errors).`),
   });
 
   await app.register(storePlugin, { config, store: options.store });

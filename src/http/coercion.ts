@@ -51,6 +51,16 @@ function itemsOf(schema: JsonSchema): JsonSchema | undefined {
   return schema.items ?? schema.allOf?.find((s) => s.items)?.items;
 }
 
+/**
+ * A list longer than its schema's maxItems, cut to maxItems + 1 items: it is refused by its
+ * size rule all the same, whose error stands for the whole list (its items get none), and
+ * validation then never walks a million items of a 1 MB comma list to say so.
+ */
+function beyondMaxItems(list: unknown[], schema: JsonSchema): unknown[] {
+  const max = [schema, ...(schema.allOf ?? [])].find((s) => typeof s.maxItems === 'number')?.maxItems as number | undefined;
+  return max !== undefined && list.length > max + 1 ? list.slice(0, max + 1) : list;
+}
+
 function additionalOf(schema: JsonSchema): JsonSchema | undefined {
   const extra = schema.additionalProperties ?? schema.allOf?.find((s) => s.additionalProperties)?.additionalProperties;
   return typeof extra === 'object' ? extra : undefined;
@@ -124,7 +134,8 @@ function coerce(value: unknown, schema: JsonSchema, depth: number): unknown {
   }
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
-    return items ? value.map((item) => coerce(item, items, depth + 1)) : value;
+    const list = beyondMaxItems(value, schema);
+    return items ? list.map((item) => coerce(item, items, depth + 1)) : list;
   }
   if (isRecord(value)) return coerceObject(value, schema, depth);
   return value;

@@ -4,6 +4,7 @@
 // (CsvWriter.HasAnyEscapeChars), so that it cannot be mistaken for JSV when read back.
 import { parse } from 'csv-parse/sync';
 import { define, isRecord, MAX_NESTING, RAW_CELL } from './coercion.js';
+import { excerpt } from './errors.js';
 import { parseJsv, toJsv } from './jsv.js';
 
 export class CsvBodyError extends Error {
@@ -114,7 +115,7 @@ export function parseCsvBody(text: string): Record<string, unknown> {
   const seen = new Set<string>();
   for (const name of names) {
     const folded = name.toLowerCase();
-    if (seen.has(folded)) throw new CsvBodyError(`Invalid CSV body: column '${name}' appears twice`);
+    if (seen.has(folded)) throw new CsvBodyError(`Invalid CSV body: column '${excerpt(name, 50)}' appears twice`);
     seen.add(folded);
   }
   if (data.length !== 1) {

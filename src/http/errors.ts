@@ -16,6 +16,34 @@ export interface ResponseStatus {
   Meta?: Record<string, string>;
 }
 
+/**
+ * The bounds of a refusal (docs/decisions.md, "Refusals are bounded"): whatever a request
+ * holds, its answer lists at most MAX_FIELD_ERRORS field errors (then the Message says how
+ * many more were left out), quotes at most an excerpt of anything it echoes, and is never
+ * larger than MAX_ERROR_BODY_BYTES.
+ */
+export const MAX_FIELD_ERRORS = 100;
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** The longest Message, and the longest FieldName or ErrorCode, in UTF-16 code units. */
+const MAX_MESSAGE = 1000;
+const MAX_NAME = 200;
+
+/** `text` cut to at most `max` code units, marked with an ellipsis, never inside a surrogate pair. */
+export function excerpt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+const boundedError = (error: FieldError): FieldError => ({
+  ...error,
+  ErrorCode: excerpt(error.ErrorCode, MAX_NAME),
+  FieldName: excerpt(error.FieldName, MAX_NAME),
+  Message: excerpt(error.Message, MAX_MESSAGE),
+});
+
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -28,8 +56,18 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  toResponseStatus(): ResponseStatus {
-    return { ErrorCode: this.errorCode, Message: this.message, Errors: this.errors };
+  /**
+   * The ResponseStatus of this error listing at most `limit` field errors, each cut to an
+   * excerpt; the Message says how many were left out.
+   */
+  toResponseStatus(limit = MAX_FIELD_ERRORS): ResponseStatus {
+    const left = this.errors.length - Math.min(limit, this.errors.length);
+    const message = left > 0 ? `${this.message} ${left} more ${left === 1 ? 'error was' : 'errors were'} left out.` : this.message;
+    return {
+      ErrorCode: excerpt(this.errorCode, MAX_NAME),
+      Message: excerpt(message, MAX_MESSAGE),
+      Errors: this.errors.slice(0, limit).map(boundedError),
+    };
   }
 }
 
@@ -41,3 +79,6 @@ export const unauthorized = (message = 'Authentication is required.') =>
 
 export const forbidden = (message = 'The caller is not allowed to perform this operation.') =>
   new ApiError(403, 'Forbidden', message);
+
+/** A request whose connection closed before it was answered: the client left. */
+export const clientGone = () => new ApiError(400, 'ClientClosedRequest', 'The client closed the connection before the answer.');

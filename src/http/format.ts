@@ -42,10 +42,10 @@ const mediaTypes: Record<string, Format> = { 'application/json': 'json', 'text/c
 
 /**
  * The response format: `?format=` first, then a `.csv`/`.json` suffix, then Accept.
- * JSON is the default; an explicit request for anything else is 406.
+ * JSON is the default; an explicit request for anything else is 406. `query`: the parsed
+ * query string, where the router has not parsed it.
  */
-export function negotiateFormat(request: FastifyRequest): Format {
-  const query = request.query as Record<string, unknown> | undefined;
+export function negotiateFormat(request: FastifyRequest, query = request.query as Record<string, unknown> | undefined): Format {
   const named = query?.format;
   if (typeof named === 'string' && named !== '') return fromName(named);
   const fromSuffix = (request.raw as RawWithSuffix)[suffix];

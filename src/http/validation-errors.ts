@@ -1,5 +1,5 @@
 import type { FieldError } from './errors.js';
-import { displayName } from './errors.js';
+import { displayName, excerpt } from './errors.js';
 
 /** The parts of an Ajv error this mapping reads. */
 export interface AjvErrorLike {
@@ -87,7 +87,7 @@ function describe(error: AjvErrorLike, name: string, field: string): { code: str
       };
     case 'additionalProperties': {
       // The field as written: its case may be the mistake.
-      const key = String(p.additionalProperty);
+      const key = excerpt(String(p.additionalProperty), 50);
       const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
       const near = known.find((k) => k.toLowerCase() === key.toLowerCase());
       return {
@@ -104,13 +104,17 @@ function describe(error: AjvErrorLike, name: string, field: string): { code: str
  * Maps Ajv errors to ServiceStack-style field errors: a FieldName path, an ErrorCode of
  * FluentValidation's vocabulary, and a message. A schema's `x-error-messages` (keyword →
  * message) overrides the message of that keyword's rule (the contract's wording for it).
- * Duplicates are dropped.
+ * Duplicates are dropped, and so are the items' errors of a list whose size rule failed.
  */
 export function toFieldErrors(errors: AjvErrorLike[], rootName = 'Body'): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
+  // A list whose size rule fails is refused as a whole: its items get no error of their own.
+  const sized = errors.filter((e) => e.keyword === 'maxItems' || e.keyword === 'minItems').map((e) => `${e.instancePath}/`);
+  const inSizedList = (error: AjvErrorLike) => sized.some((list) => error.instancePath.startsWith(list));
   for (const error of errors) {
     if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    if (sized.length > 0 && inSizedList(error)) continue;
     const child =
       error.keyword === 'required'
         ? error.params.missingProperty

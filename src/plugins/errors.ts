@@ -4,7 +4,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
 import { toCsv } from '../http/csv.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS } from '../http/errors.js';
+import { negotiateFormat, type Format } from '../http/format.js';
+import { parseQueryString } from '../http/querystring.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
 
 /** Any error a layer may raise; fastify-openapi-glue's security check wraps its handlers' errors. */
@@ -75,6 +77,13 @@ export function toApiError(error: AnyError | Refusal, request: FastifyRequest): 
  * as any other invalid path parameter is.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // No hook has run, so the format is negotiated here: a refusal is in CSV when CSV was asked for.
+  try {
+    const search = request.url.indexOf('?');
+    request.format = negotiateFormat(request, search === -1 ? undefined : parseQueryString(request.url.slice(search + 1)));
+  } catch {
+    request.format = 'json';
+  }
   const apiError =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new ApiError(400, 'Length', 'A path parameter is longer than the server accepts.')
@@ -85,15 +94,31 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendError(request, reply, apiError);
 }
 
+/**
+ * A ResponseStatus body in the negotiated format, within MAX_ERROR_BODY_BYTES: each listed
+ * error is already an excerpt, and when even MAX_FIELD_ERRORS of them (escaped for JSON or
+ * quoted for CSV) take more room, fewer are listed, the Message counting the rest.
+ */
+export function errorBody(format: Format, error: ApiError, stack?: string): string {
+  const render = (limit: number) => {
+    const ResponseStatus = { ...error.toResponseStatus(limit), ...(stack ? { StackTrace: stack } : {}) };
+    return format === 'csv' ? toCsv({ ResponseStatus }) : JSON.stringify({ ResponseStatus });
+  };
+  let limit = MAX_FIELD_ERRORS;
+  let body = render(limit);
+  while (limit > 0 && Buffer.byteLength(body) > MAX_ERROR_BODY_BYTES) {
+    limit = Math.floor(limit / 2);
+    body = render(limit);
+  }
+  return body;
+}
+
 /** Sends a ResponseStatus body in the negotiated format. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, stack?: string) {
-  const ResponseStatus = { ...error.toResponseStatus(), ...(stack ? { StackTrace: stack } : {}) };
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   reply.code(error.statusCode);
-  if (request.format === 'csv') {
-    return reply.type('text/csv; charset=utf-8').send(toCsv({ ResponseStatus }));
-  }
-  return reply.type('application/json; charset=utf-8').send({ ResponseStatus });
+  const type = request.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8';
+  return reply.type(type).send(errorBody(request.format, error, stack));
 }
 
 /**
@@ -104,6 +129,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   const development = app.config.NODE_ENV === 'development';
   app.setErrorHandler((error: AnyError, request, reply) => {
+    // A client that left mid-request is not the server's fault, whatever failed for want of
+    // its connection (its address, its body): noted, never logged as an error.
+    if (request.raw.socket?.destroyed) {
+      request.log.info({ error: error.code ?? error.name }, 'the client left before the answer');
+      return sendError(request, reply, toApiError(error, request) ?? clientGone());
+    }
     const apiError = toApiError(error, request);
     if (apiError) {
       if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,13 +1,24 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import cors from '@fastify/cors';
-import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import rateLimit, { normalizeIP, type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/errors.js';
+import { ApiError, clientGone } from '../http/errors.js';
+
+/**
+ * The client's address, which rate limits count by. A connection that is gone has none
+ * (Node reads it off the socket): the client left, which ends the request as a refusal that
+ * the error plugin logs at info, never as an error.
+ */
+export function clientAddress(request: FastifyRequest): string {
+  const address = request.ip;
+  if (address === undefined) throw clientGone();
+  return address;
+}
 
 const tooMany = (_request: FastifyRequest, context: { after: string; ttl: number }) =>
   new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
@@ -49,6 +60,7 @@ async function registerProtection(app: FastifyInstance, config: Config) {
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     hook: 'onRequest',
+    keyGenerator: (request: FastifyRequest) => normalizeIP(clientAddress(request)),
     errorResponseBuilder: tooMany,
     ...(redis ? { store: sharedCounts(redis) } : {}),
     // A store error would be a 500 for the request (the default); sharedCounts never reports
@@ -190,7 +202,7 @@ export function strictRateLimit(config: Config) {
     hook: 'preValidation' as const,
     groupId: 'strict',
     keyGenerator: (request: FastifyRequest) => {
-      const who = request.caller ? `${request.caller.companyId ?? ''}/${request.caller.sub ?? ''}` : request.ip;
+      const who = request.caller ? `${request.caller.companyId ?? ''}/${request.caller.sub ?? ''}` : clientAddress(request);
       return createHash('sha256').update(who).digest('base64url');
     },
     errorResponseBuilder: tooMany,
