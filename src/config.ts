@@ -9,6 +9,7 @@ export interface Config {
   PORT: number;
   HOST: string;
   DATABASE_URL: string;
+  DATABASE_PREPARED_STATEMENTS: boolean;
   AUTH_JWT_SECRET?: string;
   AUTH_JWKS_URL?: string;
   AUTH_ISSUER?: string;
@@ -46,6 +47,9 @@ const schema = {
       pattern: '^(file:|postgres(ql)?://)',
       default: 'file:./data/booking.sqlite',
     },
+    // PostgreSQL: named prepared statements; false behind a pooler that shares server
+    // sessions between clients (PgBouncer in transaction mode), which cannot keep them.
+    DATABASE_PREPARED_STATEMENTS: { type: 'boolean', default: true },
     AUTH_JWT_SECRET: { type: 'string', minLength: 16 },
     AUTH_JWKS_URL: { type: 'string', pattern: '^https?://[^\\s]+$' },
     AUTH_ISSUER: { type: 'string', minLength: 1 },

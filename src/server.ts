@@ -8,7 +8,7 @@ import { isEmpty, openStore } from './store/db.js';
 
 /** The only file that listens: configuration, store, demo data, start, graceful stop. */
 async function main(config: Config) {
-  const store = await openStore(config.DATABASE_URL);
+  const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   const logStream = prettyLogs(config.LOG_FORMAT, process.stdout) ? await prettyLogStream() : undefined;
   const app = await buildApp(config, { store, logStream });
   app.addHook('onClose', async () => store.close());

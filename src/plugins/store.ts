@@ -19,7 +19,7 @@ export interface StorePluginOptions {
 /** The configuration and the store, decorated onto the instance for every other plugin. */
 export const storePlugin = fp(
   async (app: FastifyInstance, { config, store }: StorePluginOptions) => {
-    const opened = store ?? (await openStore(config.DATABASE_URL));
+    const opened = store ?? (await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS }));
     if (!store) app.addHook('onClose', async () => opened.close());
     app.decorate('config', config);
     app.decorate('store', opened);

@@ -6,7 +6,7 @@ import { openSqlite } from './engines/sqlite.js';
 import { migrationProvider, migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
-export { STATEMENT_CACHE_SIZE, withStatementCache } from './engines/sqlite.js';
+export { STATEMENT_CACHE_SIZE, withStatementCache } from './engines/sqlite-driver.js';
 
 /**
  * The store: the database as Kysely reaches it, on SQLite or PostgreSQL. The repositories
@@ -59,12 +59,19 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseLocation {
   return { kind: 'file', path: resolve(path) };
 }
 
+export interface OpenOptions {
+  /** false: only open it (the migrate script and tests that migrate by hand) */
+  migrate?: boolean;
+  /** PostgreSQL: run prepared queries as named statements (false for PgBouncer in transaction mode) */
+  preparedStatements?: boolean;
+}
+
 /** Opens the database named by `databaseUrl` (creating an SQLite file when needed) and migrates it. */
-export async function openStore(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
   const location = parseDatabaseUrl(databaseUrl);
   const store: Store & { migrateExclusively?: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> } =
     location.kind === 'postgres'
-      ? { ...openPostgres(location.url), syncIds: syncIdentities }
+      ? { ...openPostgres(location.url, options), syncIds: syncIdentities }
       : { ...openSqlite(location.kind === 'file' ? location.path : undefined), syncIds: async () => {} };
   if (options.migrate === false) return store;
   try {

@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LogEvent } from 'kysely';
+import type { KyselyPlugin, LogEvent } from 'kysely';
 
 /**
- * Counts the SQL statements run on behalf of one piece of work (a request, in the tests
- * and the bench): each is a round trip to the database, cheap in-process on SQLite and
- * costly over a network on PostgreSQL. Both engines' Kysely instances log into it; outside
- * `countStatements` nothing is counted.
+ * Counts what one piece of work (a request, in the tests and the bench) asks of the store:
+ * the SQL statements it runs (each a round trip to the database, cheap in-process on SQLite
+ * and costly over a network on PostgreSQL), and the queries it builds and compiles (each a
+ * cost of this process, which a prepared query pays once: store/prepared.ts). Both engines'
+ * Kysely instances report into it; outside `countStatements` nothing is counted.
  */
-const current = new AsyncLocalStorage<{ statements: number }>();
+const current = new AsyncLocalStorage<{ statements: number; compiles: number }>();
 
 /** Kysely's `log` option: every statement, run or failed, is one round trip. */
 export function logStatement(_event: LogEvent): void {
@@ -15,9 +16,19 @@ export function logStatement(_event: LogEvent): void {
   if (counter) counter.statements++;
 }
 
-/** Runs `work` and answers its result with the number of statements it ran. */
-export async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> {
-  const counter = { statements: 0 };
+/** A Kysely plugin that sees every query compiled (Kysely passes each through its plugins then). */
+export const compileCounter: KyselyPlugin = {
+  transformQuery({ node }) {
+    const counter = current.getStore();
+    if (counter) counter.compiles++;
+    return node;
+  },
+  transformResult: async ({ result }) => result,
+};
+
+/** Runs `work` and answers its result with the statements it ran and the queries it compiled. */
+export async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number; compiles: number }> {
+  const counter = { statements: 0, compiles: 0 };
   const result = await current.run(counter, work);
-  return { result, statements: counter.statements };
+  return { result, statements: counter.statements, compiles: counter.compiles };
 }

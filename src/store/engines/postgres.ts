@@ -1,7 +1,8 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../schema.js';
-import { logStatement } from '../statements.js';
+import { compileCounter, logStatement } from '../statements.js';
+import { postgresDialect } from './postgres-driver.js';
 
 /**
  * PostgreSQL (node-postgres): any number of server processes on one database. What is
@@ -31,12 +32,14 @@ export interface PostgresEngine {
   migrateExclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 }
 
-export function openPostgres(url: string): PostgresEngine {
+/** `preparedStatements: false` sends every query unnamed (PgBouncer in transaction mode). */
+export function openPostgres(url: string, options: { preparedStatements?: boolean } = {}): PostgresEngine {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types });
   // An idle connection the server closes (a restart, a failover) must not crash the process;
   // the pool replaces it on the next query.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: logStatement });
+  const dialect = postgresDialect(pool, { named: options.preparedStatements ?? true });
+  const db = new Kysely<Database>({ dialect, log: logStatement, plugins: [compileCounter] });
   return {
     db,
     close: () => db.destroy(),

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { jsonHelpers, parseJson } from '../json.js';
+import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import { isPostgres } from '../migrations/helpers.js';
 import { rebateCodeSignKey } from '../sign-key.js';
 import type { Database, NewRow, Row } from '../schema.js';
@@ -43,40 +44,34 @@ export interface LoadOptions {
   customerEmail?: string;
 }
 
-/** Rebate codes of a company. Takes a Store or a transaction (`{ db: trx }`). */
-export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
-  const json = jsonHelpers(db);
-  const codes = db.selectFrom('rebate_codes as r');
-  const outer = <T>(column: string) => sql.ref<T>(`r.${column}`);
-  /** The company's parts of RebateCodeResponse, for the company named by an outer column. */
-  const company = (companyIdColumn: string) =>
-    json.object(db.selectFrom('companies as co').select(['co.site_path', 'co.payment_provider_id']).where('co.id', '=', sql.ref<string>(companyIdColumn)));
+/** The values of a lookup by sign; which lists it reads is the variant (LoadOptions). */
+interface BySign {
+  companyId: string;
+  signKey: string;
+  email: string;
+}
 
-  /** The customer's Decrease transactions on the code (negative amount or usage), by e-mail regardless of case. */
-  const customerDecreases = (email: string) =>
-    db
-      .selectFrom('rebate_code_transactions as t')
-      .innerJoin('customers as c', 'c.id', 't.customer_id')
-      .select((eb) => eb.fn.countAll<number>().as('uses'))
-      .where('t.rebate_code_id', '=', outer<number>('id'))
-      .where(sql`lower(c.email)`, '=', sql<string>`lower(${email.trim()})`)
-      .where((eb) => eb.or([eb('t.amount', '<', 0), eb('t.usage', '<', 0)]));
-
-  return {
-    findById: (companyId: string, id: number): Promise<RebateCodeRow | undefined> =>
-      codes.selectAll('r').where('r.company_id', '=', companyId).where('r.id', '=', id).executeTakeFirst(),
-
-    /**
-     * The code by its sign regardless of case (through the normalized sign_key), with every
-     * list RebateCodeResponse shows, in ONE statement: each list is a JSON column. The
-     * customers are always read (the rules use them); the customer's uses are counted only
-     * when the code limits uses per customer.
-     */
-    async loadBySign(companyId: string, sign: string, options: LoadOptions): Promise<{ aggregate: RebateCodeAggregate; customerUses: number } | undefined> {
-      const article = articlePart(db, 'r.article_id', 'r.company_id');
-      const articleServices = articleServiceParts(db, 'r.article_id');
-      const email = options.customerEmail;
-      const row = await codes
+/**
+ * The code by its sign regardless of case (through the normalized sign_key), with every
+ * list RebateCodeResponse shows, in ONE statement: each list is a JSON column. The
+ * customers are always read (the rules use them); the history only for `withHistory`; the
+ * customer's uses are counted only with an e-mail and when the code limits uses per customer.
+ */
+const bySign = preparedVariants(
+  ({ withHistory, withEmail }: { withHistory: boolean; withEmail: boolean }) => `${withHistory}/${withEmail}`,
+  ({ withHistory, withEmail }) =>
+    prepared((db, p: Placeholders<BySign>) => {
+      const json = jsonHelpers(db);
+      const outer = <T>(column: string) => sql.ref<T>(`r.${column}`);
+      const customerDecreases = db
+        .selectFrom('rebate_code_transactions as t')
+        .innerJoin('customers as c', 'c.id', 't.customer_id')
+        .select((eb) => eb.fn.countAll<number>().as('uses'))
+        .where('t.rebate_code_id', '=', outer<number>('id'))
+        .where(sql`lower(c.email)`, '=', sql<string>`lower(${p.email})`)
+        .where((eb) => eb.or([eb('t.amount', '<', 0), eb('t.usage', '<', 0)]));
+      return db
+        .selectFrom('rebate_codes as r')
         .selectAll('r')
         .select((eb) => [
           json.array(eb.selectFrom('rebate_code_days as d').select('d.day_of_week').whereRef('d.rebate_code_id', '=', 'r.id').orderBy('d.day_of_week')).as('days_json'),
@@ -89,23 +84,44 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
               .select(['c.id', 'c.firstname', 'c.lastname', 'c.email', 'c.phone', 'c.image_url'])
               .whereRef('l.rebate_code_id', '=', 'r.id').orderBy('c.created').orderBy('c.id'),
           ).as('customers_json'),
-          article.as('article_json'),
-          articleServices.relations.as('article_services_json'),
-          company('r.company_id').as('company_json'),
-          json.array(transactionViews(db).where('t.rebate_code_id', '=', outer<number>('id')).orderBy('t.created_date').orderBy('t.id'), options.withHistory)
+          articlePart(db, 'r.article_id', 'r.company_id').as('article_json'),
+          articleServiceParts(db, 'r.article_id').relations.as('article_services_json'),
+          companyPart(db, 'r.company_id').as('company_json'),
+          json.array(transactionViews(db).where('t.rebate_code_id', '=', outer<number>('id')).orderBy('t.created_date').orderBy('t.id'), withHistory)
             .as('transactions_json'),
           json.array(
             eb.selectFrom('payment_logs as p').select(['p.id', 'p.amount', 'p.amount_credited', 'p.currency_id', 'p.comments', 'p.created', 'p.updated'])
               .whereRef('p.rebate_code_id', '=', 'r.id').orderBy('p.created').orderBy('p.id'),
-            options.withHistory,
+            withHistory,
           ).as('payments_json'),
-          email === undefined
-            ? sql<number>`0`.as('customer_uses')
-            : eb.case().when('r.max_number_of_uses_per_customer', '>', 0).then(customerDecreases(email).$asScalar()).else(0).end().as('customer_uses'),
+          withEmail
+            ? eb.case().when('r.max_number_of_uses_per_customer', '>', 0).then(customerDecreases.$asScalar()).else(0).end().as('customer_uses')
+            : sql<number>`0`.as('customer_uses'),
         ])
-        .where('r.company_id', '=', companyId)
-        .where('r.sign_key', '=', rebateCodeSignKey(sign))
-        .executeTakeFirst();
+        .where('r.company_id', '=', p.companyId)
+        .where('r.sign_key', '=', p.signKey);
+    }),
+);
+
+/** The company's parts of RebateCodeResponse, for the company named by an outer column. */
+function companyPart(db: Kysely<Database>, companyIdColumn: string) {
+  return jsonHelpers(db).object(db.selectFrom('companies as co').select(['co.site_path', 'co.payment_provider_id']).where('co.id', '=', sql.ref<string>(companyIdColumn)));
+}
+
+/** Rebate codes of a company. Takes a Store or a transaction (`{ db: trx }`). */
+export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
+  const codes = db.selectFrom('rebate_codes as r');
+  const company = (companyIdColumn: string) => companyPart(db, companyIdColumn);
+
+  return {
+    findById: (companyId: string, id: number): Promise<RebateCodeRow | undefined> =>
+      codes.selectAll('r').where('r.company_id', '=', companyId).where('r.id', '=', id).executeTakeFirst(),
+
+    /** The code by its sign, with every list RebateCodeResponse shows, in one statement (`bySign`). */
+    async loadBySign(companyId: string, sign: string, options: LoadOptions): Promise<{ aggregate: RebateCodeAggregate; customerUses: number } | undefined> {
+      const email = options.customerEmail;
+      const query = bySign({ withHistory: options.withHistory, withEmail: email !== undefined });
+      const row = await query.takeFirst(db, { companyId, signKey: rebateCodeSignKey(sign), email: email?.trim() ?? '' });
       if (!row) return undefined;
       const { days_json, services_json, customers_json, article_json, article_services_json, company_json, transactions_json, payments_json, customer_uses, ...code } = row;
       const aggregate: RebateCodeAggregate = {
