@@ -70,7 +70,7 @@ export async function freshDatabase(sqliteFile = 'file::memory:'): Promise<TestD
   await admin((client) => client.query(`create database ${name} template ${TEMPLATE}`));
   return {
     url: urlFor(TEST_DATABASE_URL, name),
-    drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    drop: () => admin((client) => dropWhenClosed(client, name)),
   };
 }
 
@@ -84,3 +84,20 @@ export async function testStore(t: { teardown(fn: () => unknown): void }): Promi
   });
   return store;
 }
+
+/**
+ * Drops a test's database once its connections are gone. node-postgres's pool.end()
+ * resolves as soon as it has asked its idle connections to close, before their sockets have
+ * closed: a `drop … with (force)` at once terminates those backends, and the client that was
+ * still closing then raises an error no one listens to. So wait (briefly) for them to go;
+ * `force` remains for a test that left a connection open.
+ */
+async function dropWhenClosed(client: pg.Client, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+    if (rows[0].n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await client.query(`drop database if exists ${name} with (force)`);
+}
+
