@@ -1,5 +1,5 @@
 /**
- * The MCP token budget of a company (service document, Limits 1): a limit applies over a
+ * The MCP token budget of a company (the contract, Limits 1): a limit applies over a
  * rolling window of WindowDays days; TokensRemaining is never negative; IsWithinBudget is
  * true while TokensUsed is below TokenLimit. Pure functions: `now` is passed in so the
  * window's edges can be tested exactly.

@@ -1,11 +1,11 @@
 import { invalid, notEmail, notEmpty, tooLong, type FieldError } from './refusals.js';
 
 /**
- * Rules of a message template (service document: Message template, CreateMessageTemplate,
+ * Rules of a message template (the contract: Message template, CreateMessageTemplate,
  * Limits 2). Plain functions over plain values, so tests need neither HTTP nor a store.
  */
 
-/** product-decisions §6: SendMethodId 1 Email, 2 SMS (any other method is refused a Sender). */
+/** docs/decisions.md, "Reference values": SendMethodId 1 Email, 2 SMS (any other method is refused a Sender). */
 export const SEND_METHOD_EMAIL = 1;
 
 export interface MessageTypeRule {

@@ -1,6 +1,6 @@
 /**
  * The buyer of CreateArticleRebateCode. An existing customer profile is never changed by a
- * purchase (service document: "its information is not changed; differing information
+ * purchase (the contract: "its information is not changed; differing information
  * supplied is added as comments"): the details that differ go into the profile's comments
  * as one dated line, e.g.
  * `2026-11-21: Firstname 'Anna' (profile 'Ann'); Phone '0701' (profile empty)`.

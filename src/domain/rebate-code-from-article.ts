@@ -1,6 +1,6 @@
 /**
  * CreateArticleRebateCode's mapping of an article to a new rebate code
- * (product-decisions §6): PunchTicket (3), ValueCard (4) and GiftCard (5) articles become
+ * (docs/decisions.md, "Reference values"): PunchTicket (3), ValueCard (4) and GiftCard (5) articles become
  * codes of the same type; the value comes from Price (cards) or Amount (punch tickets);
  * the code is valid from now for the article's ValidDays.
  */

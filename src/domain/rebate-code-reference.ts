@@ -1,4 +1,4 @@
-/** Reference values of rebate codes (product-decisions §6). */
+/** Reference values of rebate codes (docs/decisions.md, "Reference values"). */
 
 export const REBATE_CODE_TYPES = { 1: 'Percent', 2: 'Currency', 3: 'PunchTicket', 4: 'ValueCard', 5: 'GiftCard' } as const;
 export const REBATE_CODE_STATUSES = { 1: 'Active', 2: 'Inactive', 3: 'Expired' } as const;

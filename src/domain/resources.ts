@@ -4,7 +4,7 @@
  */
 import { invalid, type FieldError } from './refusals.js';
 
-/** BookingStatusEnum of the service document: StatusId → Status name. */
+/** BookingStatusEnum of the contract: StatusId → Status name. */
 export const BOOKING_STATUS_NAMES = {
   1: 'Booked',
   2: 'Unbooked',
@@ -28,7 +28,7 @@ export function bookingStatusName(statusId: number): BookingStatusName {
 }
 
 /**
- * product-decisions §6: Unbooked (2) and Canceled (4) bookings do not block deleting their
+ * docs/decisions.md, "Reference values": Unbooked (2) and Canceled (4) bookings do not block deleting their
  * resource; a booking of any other status does.
  */
 export const NON_BLOCKING_BOOKING_STATUSES: readonly number[] = [2, 4];

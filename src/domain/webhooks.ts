@@ -4,8 +4,8 @@ import { secretKey } from '../webhooks/secret.js';
 import { invalid, label, notEmpty, type FieldError, type Wording } from './refusals.js';
 
 /**
- * Rules of a webhook endpoint (service document: UpdateWebhookEndpoint; product-decisions
- * §4 and §6). The contract's schema checks the same shapes for JSON and CSV bodies; these
+ * Rules of a webhook endpoint (the contract: UpdateWebhookEndpoint; docs/decisions.md,
+ * "Reference values"). The contract's schema checks the same shapes for JSON and CSV bodies; these
  * checks repeat them for whatever reaches the handler another way.
  */
 
@@ -39,7 +39,7 @@ export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes
 
 /**
  * A secret given for an endpoint (an import) must be one the Standard Webhooks libraries
- * read (product-decisions §6): `whsec_` and the standard base64 of 24 to 64 bytes.
+ * read (docs/decisions.md, "Reference values"): `whsec_` and the standard base64 of 24 to 64 bytes.
  */
 export function checkSecret(secret: string): FieldError[] {
   return secretKey(secret)

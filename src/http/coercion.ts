@@ -1,6 +1,6 @@
 // Turning a request's text (path, query string, CSV cells, JSV) into the types of the
 // contract's schemas: the one place numbers, booleans, enums, dates and lists are read
-// from text, as ServiceStack reads them (product-decisions §3).
+// from text, as ServiceStack reads them (docs/decisions.md, "Wire format").
 import { parseJsv } from './jsv.js';
 import { enumMember } from './servicestack-enums.js';
 
@@ -68,7 +68,7 @@ function additionalOf(schema: JsonSchema): JsonSchema | undefined {
 
 /**
  * The one rule for numbers sent as text (path, query string, CSV cells, JSON strings):
- * an integer is plain decimal digits with an optional `-` (product-decisions §3: no hex,
+ * an integer is plain decimal digits with an optional `-` (docs/decisions.md, "Wire format": no hex,
  * exponent or surrounding blanks); any other number may add a `.` fraction and an
  * exponent, as the CSV writer prints small ones (`1e-7`). Never hex, `Infinity`, `+` or
  * blanks.

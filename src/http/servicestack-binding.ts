@@ -3,7 +3,7 @@ import { coerceToSchema, define, isRecord, propertiesOf, type JsonSchema } from 
 import { isPredefinedRoute } from './servicestack-routes.js';
 
 /**
- * Request binding as ServiceStack does it (product-decisions §3): a ServiceStack request is
+ * Request binding as ServiceStack does it (docs/decisions.md, "Wire format"): a ServiceStack request is
  * one object, whose fields may come from the path, the query string or the body, on any
  * method; the path wins over the query string, the query string over the body. The contract
  * puts each field in one place (path, query or body); here a field sent in another place is

@@ -1,5 +1,5 @@
 // Enums read as ServiceStack reads a C# enum: by name in any case, or by number
-// (product-decisions §3). The contract says which schemas are C# enums and gives their
+// (docs/decisions.md, "Wire format"). The contract says which schemas are C# enums and gives their
 // members; this module turns that into the member a request's value names.
 import { contract } from './contract.js';
 
@@ -38,7 +38,7 @@ const INDEX_TEXT = /^\d{1,9}$/;
  * the value as sent):
  * - a string C# enum takes its member names in any case, and a number (or its plain decimal
  *   text) as the member at that position counted from 0. That is C#'s numbering of an enum
- *   whose members carry no explicit values, and the service document's numbering of the one
+ *   whose members carry no explicit values, and the contract's numbering of the one
  *   such enum a request carries: ChangeType, "Increase = 0, Decrease = 1", listed in that
  *   order in the contract. (BookingStatusEnum counts from 1 but is only ever answered;
  *   test/http/servicestack-values.test.ts checks that every enum a request can carry numbers

@@ -3,7 +3,7 @@ import { contract } from './contract.js';
 import { takeFormatSuffix } from './format.js';
 
 /**
- * ServiceStack's predefined routes (product-decisions §3): every operation is also served at
+ * ServiceStack's predefined routes (docs/decisions.md, "Wire format"): every operation is also served at
  * `/api/{OperationId}` and `/json/reply/{OperationId}`, the routes ServiceStack's clients
  * (JsonServiceClient) call by default. Such a request is routed as a request to the
  * operation's own route, so that authentication, roles, company rules, validation, rate

@@ -54,7 +54,7 @@ export const toWebhookEndpoint = (row: WebhookEndpointRow) =>
 
 export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpointMessageQuery'> = {
   /**
-   * A replacement (product-decisions §6): Description and Disabled left out are cleared
+   * A replacement (docs/decisions.md, "Reference values"): Description and Disabled left out are cleared
    * (absent, false). Order: the request's own shape (400), then the endpoint (404), then
    * the target's address policy (400), then one UPDATE. Nothing here resolves the host:
    * a name is judged by its addresses when a delivery connects, not when it is saved.
@@ -75,7 +75,7 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
       disabled: body.Disabled ?? false,
       updated: new Date().toISOString(),
     };
-    // Disabling an endpoint ends its pending deliveries (product-decisions §7), with the change.
+    // Disabling an endpoint ends its pending deliveries (docs/decisions.md, "Events and deliveries"), with the change.
     const row = replacement.disabled
       ? await inTransaction(store, async (tx) => {
           const replaced = await webhooksRepository(tx).replace(company, params.Id, replacement);

@@ -8,7 +8,7 @@ import { utf8Body } from '../http/utf8.js';
 import { routeContract } from './route-contract.js';
 
 /**
- * JSON and ServiceStack-style CSV (product-decisions §3): the answer's format is
+ * JSON and ServiceStack-style CSV (docs/decisions.md, "Wire format"): the answer's format is
  * negotiated first thing, so every later error is written in it too; `text/csv` request
  * bodies of the operations marked `x-csv` are parsed into fields and validated like JSON ones.
  */

@@ -21,7 +21,7 @@ export interface WebhooksPluginOptions {
 }
 
 /**
- * The webhook delivery worker of this node (product-decisions §7): started once the app is
+ * The webhook delivery worker of this node (docs/decisions.md, "Events and deliveries"): started once the app is
  * ready, stopped when it closes, before the store closes (attempts in flight finish or are
  * given back). With WEBHOOK_DELIVERY=false the node only serves; events are still recorded.
  */

@@ -21,7 +21,7 @@ export const HAND_OFF_MS = 1000;
  * Records an event in the outbox and answers its message id, or null when no endpoint takes
  * it (nothing to deliver): `store` must be the
  * transaction of the write that caused it, so the event commits with the write or not at
- * all (product-decisions §7). The body is fixed now, `{"type", "timestamp", "data"}` with
+ * all (docs/decisions.md, "Events and deliveries"). The body is fixed now, `{"type", "timestamp", "data"}` with
  * `data` the operation's JSON answer, so every attempt sends and signs the same bytes.
  */
 export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, type: WebhookEventType, data: unknown, at = new Date()): Promise<string | null> {

@@ -1,5 +1,5 @@
 /**
- * The retry schedule (product-decisions §7): after a failed attempt the next one waits the
+ * The retry schedule (docs/decisions.md, "Events and deliveries"): after a failed attempt the next one waits the
  * schedule's delay for that retry; once every retry is spent the message fails.
  * `WEBHOOK_RETRY_SCHEDULE` gives another one as comma-separated delays with a unit, e.g.
  * `1s,2s,3s`.

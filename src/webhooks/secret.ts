@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Endpoint secrets as Standard Webhooks spells them (product-decisions §6): `whsec_` and the
+ * Endpoint secrets as Standard Webhooks spells them (docs/decisions.md, "Reference values"): `whsec_` and the
  * standard base64 (with padding) of the key, 24 to 64 bytes; 32 random bytes when generated.
  * The standard's verifying libraries decode exactly this.
  */

@@ -35,7 +35,7 @@ export interface DeliveryWorker {
 }
 
 /**
- * Delivers the outbox (product-decisions §7), on as many nodes as run it. A node claims due
+ * Delivers the outbox (docs/decisions.md, "Events and deliveries"), on as many nodes as run it. A node claims due
  * deliveries under a lease (the repository's claim), attempts each once and records how it
  * went, which also schedules the next attempt. A node that dies holding a lease loses it
  * when it runs out, and the delivery is attempted again, by any node, with the same

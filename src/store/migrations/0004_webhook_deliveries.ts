@@ -3,7 +3,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { companyId, count, generatedId } from './helpers.js';
 
 /**
- * Webhook deliveries (product-decisions §7): the outbox that writes fill in the transaction
+ * Webhook deliveries (docs/decisions.md, "Events and deliveries"): the outbox that writes fill in the transaction
  * of the write, and the attempts the delivery workers make.
  *
  * - `webhook_deliveries`: one row per event and endpoint it goes to. `message_id` is the

@@ -254,7 +254,7 @@ function endpointOf(row: { url: string; secret: string; disabled: number | null 
   return { url: row.url, secret: row.secret, disabled: row.disabled === 1 };
 }
 
-/** 410 Gone: the endpoint is disabled and its pending deliveries end (product-decisions §7). */
+/** 410 Gone: the endpoint is disabled and its pending deliveries end (docs/decisions.md, "Events and deliveries"). */
 async function disableEndpoint(db: Kysely<Database>, companyId: string, endpointId: string): Promise<void> {
   await db
     .updateTable('webhook_endpoints')

@@ -70,7 +70,7 @@ export const billingMethods = collection({
   },
 });
 
-/** 1 Email, 2 SMS (product-decisions §6): the values the store's CHECK allows. */
+/** 1 Email, 2 SMS (docs/decisions.md, "Reference values"): the values the store's CHECK allows. */
 const SEND_METHODS = [1, 2];
 const typeFields = fromContract('MessageTypeQueryResponse', ['Id', 'Name', 'Description', 'MaxCharacters', 'DefaultText', 'SendMethodId']);
 
