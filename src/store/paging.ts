@@ -1,5 +1,6 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { invalid, refused } from '../domain/refusals.js';
+import { prepared, preparedVariants, type Placeholders } from './prepared.js';
 
 /** The common query parameters of the query operations (AutoQuery-style). */
 export interface PageRequest {
@@ -99,13 +100,41 @@ export function parseOrdering(request: PageRequest, sortable: Sortable): Orderin
 const TOTAL = 'page_total';
 type Counted = Partial<Record<typeof TOTAL, number>>;
 
+/** SQL's window of a page, as values of a prepared query. */
+interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+/** How one paged query reads: see preparedPages. */
+export interface PagedQuery<DB, TB extends keyof DB, F extends object, Row> {
+  /**
+   * Which of the filter's optional conditions apply, as a short key (`id`, `status`): each
+   * shape is its own prepared query. Without it the filter has one shape.
+   */
+  shape?: (filter: F) => string;
+  /** The rows the filter selects, for a shape, with a placeholder for each of the filter's values. */
+  from: (db: Kysely<DB>, p: Placeholders<F>, shape: string) => SelectQueryBuilder<DB, TB, object>;
+  /** What a page's rows select of them. */
+  select: (query: SelectQueryBuilder<DB, TB, object>, db: Kysely<DB>) => SelectQueryBuilder<DB, TB, Row>;
+  /** API field → column: what OrderBy and OrderByDesc may name */
+  sortable: Sortable;
+  /** a unique column, ordered by last so that pages are stable */
+  tiebreak: string;
+}
+
+const orderingKey = (orderings: Ordering[]) => orderings.map((o) => `${o.column} ${o.direction} ${o.nulls ?? ''}`).join(',');
+
 /**
- * One page of a filtered query, in one statement: the rows of the page (LIMIT/OFFSET) in
- * the requested order with `tiebreak` (a unique column) last, so pages are stable, each
- * carrying the filter's total (a `count(*)` subquery of the same filter). A page
- * with no rows carries no total: past the end (or Take=0) a COUNT answers it, a second
- * statement only then. The ordering is checked before anything runs. `filtered` must not
- * join one-to-many tables (filter them with `exists`), or the total would count duplicates.
+ * Pages of a filtered query, each read in one statement: the rows of the page (LIMIT/OFFSET)
+ * in the requested order with `tiebreak` last, so pages are stable, each carrying the
+ * filter's total (a `count(*)` subquery of the same filter). A page with no rows carries no
+ * total: past the end (or Take=0) a COUNT answers it, a second statement only then. The
+ * ordering is checked before anything runs. `from` must not join one-to-many tables (filter
+ * them with `exists`), or the total would count duplicates.
+ *
+ * The statements are prepared queries (prepared.ts), one per shape of the filter and
+ * ordering asked for, so a page only binds the filter's values and its window.
  *
  * Text orders by code point on both engines, which needs the database's collation to be
  * C: SQLite's default BINARY collation is code-point order, while PostgreSQL orders text
@@ -114,38 +143,45 @@ type Counted = Partial<Record<typeof TOTAL, number>>;
  * collation (en_US.UTF-8) PostgreSQL would put `b` before `C` and answer pages in an order
  * SQLite never does.
  */
-export async function fetchPage<DB, TB extends keyof DB, Row>(
-  filtered: SelectQueryBuilder<DB, TB, object>,
-  select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, Row>,
-  request: PageRequest,
-  sortable: Sortable,
-  tiebreak: string,
-): Promise<Page<Row>> {
-  const orderings = parseOrdering(request, sortable);
-  const { offset, limit } = pageWindow(request);
-  const fields = Object.keys(sortable);
-  const count = async () => {
-    const counted = await filtered.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow();
-    return Number((counted as { total: number }).total);
+export function preparedPages<DB, TB extends keyof DB, F extends object, Row>(spec: PagedQuery<DB, TB, F, Row>) {
+  const shapeOf = spec.shape ?? (() => '');
+  const fields = Object.keys(spec.sortable);
+  const counts = preparedVariants(
+    (shape: string) => shape,
+    (shape) => prepared((db: Kysely<DB>, p: Placeholders<F>) => spec.from(db, p, shape).select(sql<number>`count(*)`.as('total'))),
+  );
+  const pages = preparedVariants(
+    ({ shape, orderings }: { shape: string; orderings: Ordering[] }) => `${shape}|${orderingKey(orderings)}`,
+    ({ shape, orderings }) =>
+      prepared((db: Kysely<DB>, p: Placeholders<F & PageWindow>) => {
+        const filtered = spec.from(db, p, shape);
+        // The total as an uncorrelated subquery, run once per statement (SQLite caches it,
+        // PostgreSQL makes it an InitPlan): the page itself can then walk an index in order and
+        // stop at LIMIT. `count(*) over ()` would count the same, but only after reading and
+        // sorting every row of the filter, on each page (bench/results.md, printouts at scale).
+        let query = spec.select(filtered, db).select(filtered.select(sql<number>`count(*)`.as('total')).$asScalar().as(TOTAL));
+        for (const { column, direction, nulls } of orderings) {
+          query = query.orderBy(sql.ref(column), (item) => {
+            const directed = direction === 'asc' ? item.asc() : item.desc();
+            return nulls === 'first' ? directed.nullsFirst() : nulls === 'last' ? directed.nullsLast() : directed;
+          });
+        }
+        if (!orderings.some((o) => o.column === spec.tiebreak)) query = query.orderBy(sql.ref(spec.tiebreak), 'asc');
+        return query.limit(p.limit).offset(p.offset);
+      }),
+  );
+
+  return async (db: Kysely<DB>, filter: F, request: PageRequest): Promise<Page<Row>> => {
+    const orderings = parseOrdering(request, spec.sortable);
+    const { offset, limit } = pageWindow(request);
+    const shape = shapeOf(filter);
+    const count = async () => Number(((await counts(shape).takeFirst(db, filter)) as { total?: number } | undefined)?.total ?? 0);
+    if (limit === 0) return { offset, total: await count(), rows: [], fields };
+    const rows = (await pages({ shape, orderings }).execute(db, { ...filter, limit, offset })) as Array<Row & Counted>;
+    if (rows.length === 0) return { offset, total: offset === 0 ? 0 : await count(), rows: [], fields };
+    // PostgreSQL's count is a bigint, read as a number by the engine (engines/postgres.ts).
+    const total = Number(rows[0][TOTAL]);
+    for (const row of rows) delete row[TOTAL];
+    return { offset, total, rows, fields };
   };
-  if (limit === 0) return { offset, total: await count(), rows: [], fields };
-  // The total as an uncorrelated subquery, run once per statement (SQLite caches it,
-  // PostgreSQL makes it an InitPlan): the page itself can then walk an index in order and
-  // stop at LIMIT. `count(*) over ()` would count the same, but only after reading and
-  // sorting every row of the filter, on each page (bench/results.md, printouts at scale).
-  const counted = filtered.select(sql<number>`count(*)`.as('total'));
-  let query = select(filtered).select(counted.$asScalar().as(TOTAL));
-  for (const { column, direction, nulls } of orderings) {
-    query = query.orderBy(sql.ref(column), (item) => {
-      const directed = direction === 'asc' ? item.asc() : item.desc();
-      return nulls === 'first' ? directed.nullsFirst() : nulls === 'last' ? directed.nullsLast() : directed;
-    });
-  }
-  if (!orderings.some((o) => o.column === tiebreak)) query = query.orderBy(sql.ref(tiebreak), 'asc');
-  const rows = await query.limit(limit).offset(offset).execute();
-  if (rows.length === 0) return { offset, total: offset === 0 ? 0 : await count(), rows: [], fields };
-  // PostgreSQL's count is a bigint, read as a number by the engine (engines/postgres.ts).
-  const total = Number((rows[0] as Counted)[TOTAL]);
-  for (const row of rows) delete (row as Counted)[TOTAL];
-  return { offset, total, rows, fields };
 }

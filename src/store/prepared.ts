@@ -49,13 +49,15 @@ export function isPreparedQuery(query: RootOperationNode): boolean {
   return preparedRoots.has(query);
 }
 
-export interface PreparedQuery<P, O> {
+export interface PreparedQuery<P, O, DB = Database> {
   /** every row */
-  execute(db: Kysely<Database>, params: P): Promise<O[]>;
+  execute(db: Kysely<DB>, params: P): Promise<O[]>;
   /** the first row, if any */
-  takeFirst(db: Kysely<Database>, params: P): Promise<O | undefined>;
+  takeFirst(db: Kysely<DB>, params: P): Promise<O | undefined>;
   /** the driver's whole result (affected rows of a write) */
-  run(db: Kysely<Database>, params: P): Promise<QueryResult<O>>;
+  run(db: Kysely<DB>, params: P): Promise<QueryResult<O>>;
+  /** the SQL and parameters a run with these values sends (to explain its plan) */
+  compile(db: Kysely<DB>, params: P): CompiledQuery<O>;
 }
 
 /**
@@ -63,12 +65,12 @@ export interface PreparedQuery<P, O> {
  * depend on anything but its placeholders (no value of a request may be read there): what
  * varies in shape is a separate prepared query per variant (see `preparedVariants`).
  */
-export function prepared<P extends object, O>(build: (db: Kysely<Database>, p: Placeholders<P>) => Compilable<O>): PreparedQuery<P, O> {
+export function prepared<P extends object, O, DB = Database>(build: (db: Kysely<DB>, p: Placeholders<P>) => Compilable<O>): PreparedQuery<P, O, DB> {
   // Per query compiler: SQLite and PostgreSQL write different SQL. A transaction's Kysely
   // shares its database's executor adapter, so it finds the same compiled query.
   const byEngine = new WeakMap<object, Compiled>();
 
-  const compiledFor = (db: Kysely<Database>): Compiled => {
+  const compiledFor = (db: Kysely<DB>): Compiled => {
     const key = db.getExecutor().adapter;
     let compiled = byEngine.get(key);
     if (compiled) return compiled;
@@ -84,7 +86,7 @@ export function prepared<P extends object, O>(build: (db: Kysely<Database>, p: P
     return compiled;
   };
 
-  const run = (db: Kysely<Database>, params: P): Promise<QueryResult<O>> => {
+  const compile = (db: Kysely<DB>, params: P): CompiledQuery<O> => {
     const { query, sql, names, constants } = compiledFor(db);
     const values = params as Record<string, unknown>;
     const parameters = new Array<unknown>(names.length);
@@ -92,12 +94,14 @@ export function prepared<P extends object, O>(build: (db: Kysely<Database>, p: P
       const name = names[i];
       parameters[i] = name === undefined ? constants[i] : values[name];
     }
-    const compiled: CompiledQuery<O> = { query, sql, parameters, queryId: QUERY_ID };
-    return db.executeQuery(compiled);
+    return { query, sql, parameters, queryId: QUERY_ID };
   };
+
+  const run = (db: Kysely<DB>, params: P): Promise<QueryResult<O>> => db.executeQuery(compile(db, params));
 
   return {
     run,
+    compile,
     execute: async (db, params) => (await run(db, params)).rows,
     takeFirst: async (db, params) => (await run(db, params)).rows[0],
   };
@@ -112,12 +116,12 @@ const QUERY_ID = { queryId: 'prepared' };
  * key (never by building SQL to compare), and at most `max` of them kept (the oldest goes
  * first; a variant built again costs one compile).
  */
-export function preparedVariants<V, P extends object, O>(
+export function preparedVariants<V, P extends object, O, DB = Database>(
   keyOf: (variant: V) => string,
-  build: (variant: V) => PreparedQuery<P, O>,
+  build: (variant: V) => PreparedQuery<P, O, DB>,
   max = 256,
-): (variant: V) => PreparedQuery<P, O> {
-  const variants = new Map<string, PreparedQuery<P, O>>();
+): (variant: V) => PreparedQuery<P, O, DB> {
+  const variants = new Map<string, PreparedQuery<P, O, DB>>();
   return (variant) => {
     const key = keyOf(variant);
     let query = variants.get(key);

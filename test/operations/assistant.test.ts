@@ -126,7 +126,7 @@ t.test('100,000 usage rows: the SUM answers from the (company_id, at) index and 
   t.equal(res.json().TokensRemaining, 1_000_000 - expected);
 
   const { from, to } = usageWindow(new Date(), 30);
-  const query = mcpUsageRepository(api.store).usageQuery(COMPANY_A, from, to).compile();
+  const query = mcpUsageRepository(api.store).usageStatement(COMPANY_A, from, to);
   const explain = (prefix: string) => api.store.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`${prefix} ${query.sql}`, [...query.parameters]));
   if (engine === 'sqlite') {
     const details = (await explain('explain query plan')).rows.map((row) => row.detail).join('\n');

@@ -5,7 +5,7 @@ import t from 'tap';
 import type { FastifyRequest } from 'fastify';
 import { Refusal } from '../../src/domain/refusals.js';
 import { toApiError } from '../../src/plugins/errors.js';
-import { fetchPage, nullable, pageWindow, parseOrdering } from '../../src/store/paging.js';
+import { nullable, pageWindow, parseOrdering, preparedPages } from '../../src/store/paging.js';
 import { engine, freshDatabase } from '../test-store.js';
 
 // The shared Skip/Take/OrderBy implementation (product-decisions §6), without HTTP, on the
@@ -16,6 +16,15 @@ interface ItemsDb {
 }
 
 const sortable = { Id: 'id', Name: 'name', Note: nullable('note') };
+
+/** Pages of the scratch items, all of them or those of one name. */
+const items = preparedPages<ItemsDb, 'items', { name?: string }, ItemsDb['items']>({
+  shape: (filter) => (filter.name !== undefined ? 'name' : ''),
+  from: (db, p, shape) => (shape === 'name' ? db.selectFrom('items').where('name', '=', p.name!) : db.selectFrom('items')),
+  select: (q) => q.selectAll(),
+  sortable,
+  tiebreak: 'id',
+});
 const PARAMETER = engine === 'postgres' ? '\\$\\d+' : '\\?';
 
 /** A Kysely on a scratch database of the engine under test, closed when the test ends. */
@@ -97,7 +106,7 @@ t.test('an unknown field is 400 InvalidOrderBy naming the parameter', async (t) 
 
 t.test('a page is one LIMIT/OFFSET select that carries the total, never every row', async (t) => {
   const { db, statements } = await scratch(t, 2500);
-  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Take: 5000, Skip: 10 }, sortable, 'id');
+  const page = await items(db, {}, { Take: 5000, Skip: 10 });
   t.equal(page.total, 2500);
   t.equal(page.offset, 10);
   t.equal(page.rows.length, 1000, 'Take capped at 1000');
@@ -117,7 +126,7 @@ if (engine === 'sqlite') {
     const { db, statements } = await scratch(t, 300);
     await db.schema.createIndex('items_name_idx').on('items').columns(['name', 'id']).execute();
     statements.length = 0;
-    await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Name', Take: 5 }, sortable, 'id');
+    await items(db, {}, { OrderBy: 'Name', Take: 5 });
     let next = 0;
     const page = statements[0].replace(/\?/g, () => String([5, 0][next++]));
     const { rows } = await sql.raw<{ detail: string }>(`explain query plan ${page}`).execute(db);
@@ -129,21 +138,21 @@ if (engine === 'sqlite') {
 
 t.test('a page past the end, or Take=0, adds a COUNT for the total; an empty filter does not', async (t) => {
   const { db, statements } = await scratch(t, 5);
-  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Skip: 5 }, sortable, 'id');
+  const page = await items(db, {}, { Skip: 5 });
   t.same(page, { offset: 5, total: 5, rows: [], fields: ['Id', 'Name', 'Note'] });
   t.equal(statements.length, 2);
   t.match(statements[1], /^select count\(\*\) as "total" from "items"$/);
   statements.length = 0;
-  t.same((await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Take: 0 }, sortable, 'id')).total, 5);
+  t.same((await items(db, {}, { Take: 0 })).total, 5);
   t.equal(statements.length, 1, 'Take=0: the count alone');
   statements.length = 0;
-  t.same((await fetchPage(db.selectFrom('items').where('name', '=', 'none'), (q) => q.selectAll(), {}, sortable, 'id')).total, 0);
+  t.same((await items(db, { name: 'none' }, {})).total, 0);
   t.equal(statements.length, 1, 'nothing on the first page: the total is 0');
 });
 
 t.test('NULLs come first ascending and last descending, on either engine', async (t) => {
   const { db, statements } = await scratch(t, 6);
-  const ids = async (request: object) => (await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), request, sortable, 'id')).rows.map((r) => r.id);
+  const ids = async (request: object) => (await items(db, {}, request)).rows.map((r) => r.id);
   // notes: 1 m0, 2 m1, 3 null, 4 m1, 5 m0, 6 null
   t.same(await ids({ OrderBy: 'Note' }), [3, 6, 1, 5, 2, 4]);
   t.same(await ids({ OrderByDesc: 'Note' }), [2, 4, 1, 5, 3, 6]);
@@ -156,14 +165,13 @@ t.test('NULLs come first ascending and last descending, on either engine', async
 t.test('text orders by code point (the C collation the database must use)', async (t) => {
   const { db } = await scratch(t, 0);
   await db.insertInto('items').values(['b', 'C', 'a', 'É', 'B', '_'].map((name, i) => ({ id: i + 1, name, note: null }))).execute();
-  const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Name' }, sortable, 'id');
+  const page = await items(db, {}, { OrderBy: 'Name' });
   t.same(page.rows.map((r) => r.name), ['B', 'C', '_', 'a', 'b', 'É']);
 });
 
 t.test('the total counts the filter, not the page', async (t) => {
   const { db } = await scratch(t, 30);
-  const filtered = db.selectFrom('items').where('name', '=', 'n0');
-  const page = await fetchPage(filtered, (q) => q.selectAll(), { Take: 2 }, sortable, 'id');
+  const page = await items(db, { name: 'n0' }, { Take: 2 });
   t.equal(page.total, 10);
   t.same(page.rows, [{ id: 1, name: 'n0', note: 'm0' }, { id: 4, name: 'n0', note: 'm1' }]);
 });
@@ -172,7 +180,7 @@ t.test('a unique tiebreak makes pages over repeated values stable and complete',
   const { db } = await scratch(t, 20);
   const seen: number[] = [];
   for (let skip = 0; skip < 20; skip += 6) {
-    const page = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { Skip: skip, Take: 6, OrderByDesc: 'Name' }, sortable, 'id');
+    const page = await items(db, {}, { Skip: skip, Take: 6, OrderByDesc: 'Name' });
     seen.push(...page.rows.map((row) => row.id));
   }
   t.same(seen, [3, 6, 9, 12, 15, 18, 2, 5, 8, 11, 14, 17, 20, 1, 4, 7, 10, 13, 16, 19]);
@@ -180,7 +188,7 @@ t.test('a unique tiebreak makes pages over repeated values stable and complete',
 
 t.test('an ordering refused is refused before any SQL runs', async (t) => {
   const { db, statements } = await scratch(t, 3);
-  const error = await fetchPage(db.selectFrom('items'), (q) => q.selectAll(), { OrderBy: 'Nope' }, sortable, 'id').catch((e) => e);
+  const error = await items(db, {}, { OrderBy: 'Nope' }).catch((e) => e);
   t.ok(error instanceof Refusal);
   t.equal(toApiError(error, {} as FastifyRequest)?.statusCode, 400);
   t.equal(statements.length, 0);

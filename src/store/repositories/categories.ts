@@ -1,18 +1,27 @@
 import type { Store } from '../db.js';
-import { fetchPage, type Page, type PageRequest } from '../paging.js';
-import type { Row } from '../schema.js';
+import { preparedPages, type Page, type PageRequest } from '../paging.js';
+import type { Database, Row } from '../schema.js';
 
 export type CategoryRow = Row<'categories'>;
 
-const sortable = { Id: 'id', Name: 'name', NormalizedName: 'normalized_name', Active: 'active' };
+interface CategoryFilter {
+  id?: number;
+}
+
+const pages = preparedPages<Database, 'categories', CategoryFilter, CategoryRow>({
+  shape: (filter) => (filter.id !== undefined ? 'id' : ''),
+  from: (db, p, shape) => {
+    const all = db.selectFrom('categories');
+    return shape === 'id' ? all.where('id', '=', p.id!) : all;
+  },
+  select: (q) => q.selectAll(),
+  sortable: { Id: 'id', Name: 'name', NormalizedName: 'normalized_name', Active: 'active' },
+  tiebreak: 'id',
+});
 
 /** Company categories: global reference data. */
 export function categoriesRepository({ db }: Store) {
   return {
-    query(filter: { id?: number }, request: PageRequest): Promise<Page<CategoryRow>> {
-      let filtered = db.selectFrom('categories');
-      if (filter.id !== undefined) filtered = filtered.where('id', '=', filter.id);
-      return fetchPage(filtered, (q) => q.selectAll(), request, sortable, 'id');
-    },
+    query: (filter: CategoryFilter, request: PageRequest): Promise<Page<CategoryRow>> => pages(db, filter, request),
   };
 }

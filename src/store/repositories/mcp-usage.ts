@@ -1,56 +1,110 @@
-import { windowParts } from '../../domain/mcp-usage.js';
+import type { AliasedSelectQueryBuilder, Kysely } from 'kysely';
+import { windowParts, type WindowParts } from '../../domain/mcp-usage.js';
 import type { Store } from '../db.js';
+import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
+import type { Database } from '../schema.js';
 
-/** MCP token usage records and the company limit they are measured against. */
-export function mcpUsageRepository({ db }: Store) {
-  /** SUM of the company's usage rows with `at` in the range (the (company_id, at, tokens_used) index covers it). */
-  const rowsSum = (companyId: string, range: { from: string; to: string; toIncluded: boolean }) =>
+/**
+ * The values of a window's partial sums (windowParts): the edge days' ranges of usage rows
+ * (one range when the window is within a day) and the whole days between, from the daily
+ * roll-up. The shape is how many of each there are.
+ */
+interface WindowValues {
+  companyId: string;
+  headFrom: string;
+  headTo: string;
+  tailFrom?: string;
+  tailTo?: string;
+  firstDay?: string;
+  lastDay?: string;
+}
+
+type Shape = 'one' | 'two' | 'two+days';
+
+function windowOf(companyId: string, from: string, to: string): { shape: Shape; values: WindowValues } {
+  const parts: WindowParts = windowParts(from, to);
+  const [head, tail] = parts.rows;
+  const values: WindowValues = {
+    companyId,
+    headFrom: head.from,
+    headTo: head.to,
+    tailFrom: tail?.from,
+    tailTo: tail?.to,
+    firstDay: parts.days?.first,
+    lastDay: parts.days?.last,
+  };
+  return { shape: !tail ? 'one' : parts.days ? 'two+days' : 'two', values };
+}
+
+/**
+ * The partial sums of a window shape as scalar subqueries: SUM of the usage rows with `at` in
+ * a range (the (company_id, at, tokens_used) index covers it), SUM of the daily totals of the
+ * whole days (the primary key covers it). A window within one day includes its end; the head
+ * of a longer one ends before the midnight where the tail begins.
+ */
+function windowSums(db: Kysely<Database>, p: Placeholders<WindowValues>, shape: Shape) {
+  const rowsSum = (from: string, to: string, toIncluded: boolean) =>
     db
       .selectFrom('mcp_usage')
       .select((eb) => eb.fn.sum<number | string | null>('tokens_used').as('used'))
-      .where('company_id', '=', companyId)
-      .where('at', '>=', range.from)
-      .where('at', range.toIncluded ? '<=' : '<', range.to);
+      .where('company_id', '=', p.companyId)
+      .where('at', '>=', from)
+      .where('at', toIncluded ? '<=' : '<', to);
+  const sums: AliasedSelectQueryBuilder<{ used: number | string | null }, string>[] = [rowsSum(p.headFrom, p.headTo, shape === 'one').as('s0')];
+  if (shape !== 'one') sums.push(rowsSum(p.tailFrom!, p.tailTo!, true).as('s1'));
+  if (shape === 'two+days') {
+    sums.push(
+      db
+        .selectFrom('mcp_usage_daily')
+        .select((eb) => eb.fn.sum<number | string | null>('tokens_used').as('used'))
+        .where('company_id', '=', p.companyId)
+        .where('day', '>=', p.firstDay!)
+        .where('day', '<=', p.lastDay!)
+        .as('s2'),
+    );
+  }
+  return sums;
+}
 
-  /** SUM of the company's daily totals of the days from `first` to `last` (the primary key covers it). */
-  const daysSum = (companyId: string, days: { first: string; last: string }) =>
-    db
-      .selectFrom('mcp_usage_daily')
-      .select((eb) => eb.fn.sum<number | string | null>('tokens_used').as('used'))
-      .where('company_id', '=', companyId)
-      .where('day', '>=', days.first)
-      .where('day', '<=', days.last);
+/** The company's limit and its tokens used in a window, in one statement; no row when the company is unknown. */
+const usageQueries = preparedVariants(
+  (shape: Shape) => shape,
+  (shape) =>
+    prepared((db, p: Placeholders<WindowValues>) =>
+      db.selectFrom('companies').select('mcp_token_limit').select(windowSums(db, p, shape)).where('id', '=', p.companyId),
+    ),
+);
 
-  /**
-   * The company's tokens with `at` in [from, to] as partial sums: the edge days from the
-   * usage rows, the whole days between from the daily roll-up (windowParts).
-   */
-  const windowSums = (companyId: string, from: string, to: string) => {
-    const parts = windowParts(from, to);
-    const sums = [...parts.rows.map((range) => rowsSum(companyId, range)), ...(parts.days ? [daysSum(companyId, parts.days)] : [])];
-    return sums.map((sum, i) => sum.as(`s${i}`));
-  };
-  /** No rows: SUM is null. PostgreSQL answers a bigint sum as numeric (read as a number by the engine). */
-  const total = (sums: Record<string, unknown>) =>
-    Object.values(sums).reduce<number>((sum, used) => sum + Number(used ?? 0), 0);
+const tokensQueries = preparedVariants(
+  (shape: Shape) => shape,
+  (shape) => prepared((db, p: Placeholders<WindowValues>) => db.selectNoFrom(windowSums(db, p, shape))),
+);
 
-  /** The company's limit and its tokens used in [from, to], in one statement; no row when the company is unknown. */
-  const usageQuery = (companyId: string, from: string, to: string) =>
-    db.selectFrom('companies').select('mcp_token_limit').select(windowSums(companyId, from, to)).where('id', '=', companyId);
+/** No rows: SUM is null. PostgreSQL answers a bigint sum as numeric (read as a number by the engine). */
+const total = (sums: Record<string, unknown>) => Object.values(sums).reduce<number>((sum, used) => sum + Number(used ?? 0), 0);
 
+/** MCP token usage records and the company limit they are measured against. */
+export function mcpUsageRepository({ db }: Store) {
   return {
-    usageQuery,
+    /** The statement `usage` sends for this window (to explain its plan). */
+    usageStatement(companyId: string, from: string, to: string) {
+      const { shape, values } = windowOf(companyId, from, to);
+      return usageQueries(shape).compile(db, values);
+    },
 
-    /** The company's own limit (null: the server default applies) and its tokens used; undefined: no such company. */
+    /** The company's own limit (null: the server default applies) and its tokens used in [from, to]; undefined: no such company. */
     async usage(companyId: string, from: string, to: string): Promise<{ limit: number | null; used: number } | undefined> {
-      const row = await usageQuery(companyId, from, to).executeTakeFirst();
+      const { shape, values } = windowOf(companyId, from, to);
+      const row = await usageQueries(shape).takeFirst(db, values);
       if (!row) return undefined;
       const { mcp_token_limit: limit, ...sums } = row;
       return { limit, used: total(sums) };
     },
 
     async tokensUsed(companyId: string, from: string, to: string): Promise<number> {
-      return total(await db.selectNoFrom(windowSums(companyId, from, to)).executeTakeFirstOrThrow());
+      const { shape, values } = windowOf(companyId, from, to);
+      return total((await tokensQueries(shape).takeFirst(db, values)) ?? {});
     },
   };
 }
+

@@ -1,30 +1,41 @@
 import type { Store } from '../db.js';
-import { fetchPage, nullable, type Page, type PageRequest } from '../paging.js';
-import type { Row } from '../schema.js';
+import { nullable, preparedPages, type Page, type PageRequest } from '../paging.js';
+import type { Database, Row } from '../schema.js';
 
 export type PrintoutRow = Row<'printouts'>;
 
-/** Every PrintoutQueryResponse field is a column, so every field can order the query; the cells may be empty (NULL). */
-const sortable = {
-  Id: 'id',
-  Name: 'name',
-  HeaderLeftCell: nullable('header_left_cell'),
-  HeaderMiddleCell: nullable('header_middle_cell'),
-  HeaderRightCell: nullable('header_right_cell'),
-  BodyCell: nullable('body_cell'),
-  FooterLeftCell: nullable('footer_left_cell'),
-  FooterMiddleCell: nullable('footer_middle_cell'),
-  FooterRightCell: nullable('footer_right_cell'),
-};
+interface PrintoutFilter {
+  companyId: string;
+  id?: number;
+}
+
+/** One page of a company's printouts; the (company_id, id) index serves the filter. */
+const pages = preparedPages<Database, 'printouts', PrintoutFilter, PrintoutRow>({
+  shape: (filter) => (filter.id !== undefined ? 'id' : ''),
+  from: (db, p, shape) => {
+    const own = db.selectFrom('printouts').where('company_id', '=', p.companyId);
+    return shape === 'id' ? own.where('id', '=', p.id!) : own;
+  },
+  select: (q) => q.selectAll(),
+  // Every PrintoutQueryResponse field is a column, so every field can order the query; the cells may be empty (NULL).
+  sortable: {
+    Id: 'id',
+    Name: 'name',
+    HeaderLeftCell: nullable('header_left_cell'),
+    HeaderMiddleCell: nullable('header_middle_cell'),
+    HeaderRightCell: nullable('header_right_cell'),
+    BodyCell: nullable('body_cell'),
+    FooterLeftCell: nullable('footer_left_cell'),
+    FooterMiddleCell: nullable('footer_middle_cell'),
+    FooterRightCell: nullable('footer_right_cell'),
+  },
+  tiebreak: 'id',
+});
 
 /** Booking printout layouts of a company. */
 export function printoutsRepository({ db }: Store) {
   return {
-    /** One page of the company's printouts; the (company_id, id) index serves the filter. */
-    query(companyId: string, filter: { id?: number }, request: PageRequest): Promise<Page<PrintoutRow>> {
-      let filtered = db.selectFrom('printouts').where('company_id', '=', companyId);
-      if (filter.id !== undefined) filtered = filtered.where('id', '=', filter.id);
-      return fetchPage(filtered, (q) => q.selectAll(), request, sortable, 'id');
-    },
+    query: (companyId: string, filter: { id?: number }, request: PageRequest): Promise<Page<PrintoutRow>> =>
+      pages(db, { companyId, id: filter.id }, request),
   };
 }

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Store } from '../db.js';
-import { jsonHelpers, jsonTextArrayContains, parseJson } from '../json.js';
+import { jsonHelpers, jsonTextArrayContains, parseJson, type Json } from '../json.js';
 import { isPostgres } from '../migrations/helpers.js';
-import { fetchPage, type Page } from '../paging.js';
+import { preparedPages, type Page } from '../paging.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
 
@@ -216,31 +216,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
       filter: { status?: DeliveryStatus },
       request: { Skip?: number | null; Take?: number | null },
     ): Promise<Page<MessageRow>> {
-      const json = jsonHelpers(db);
-      let filtered = db.selectFrom('webhook_deliveries').where('company_id', '=', companyId).where('endpoint_id', '=', endpointId);
-      if (filter.status) filtered = filtered.where('status', '=', filter.status);
-      const page = await fetchPage(
-        filtered,
-        (q) =>
-          q.selectAll('webhook_deliveries').select((eb) =>
-            json
-              .array(
-                eb
-                  .selectFrom('webhook_attempts')
-                  .select([
-                    'webhook_attempts.id', 'webhook_attempts.delivery_id', 'webhook_attempts.attempted_at', 'webhook_attempts.url',
-                    'webhook_attempts.status_code', 'webhook_attempts.duration_ms', 'webhook_attempts.succeeded',
-                    'webhook_attempts.response', 'webhook_attempts.error', 'webhook_attempts.next_attempt_at',
-                  ])
-                  .whereRef('webhook_attempts.delivery_id', '=', 'webhook_deliveries.id')
-                  .orderBy('webhook_attempts.id'),
-              )
-              .as('attempts_json'),
-          ),
-        { ...request, OrderByDesc: 'Id' },
-        { Id: 'webhook_deliveries.id' },
-        'webhook_deliveries.id',
-      );
+      const page = await messagePages(db, { companyId, endpointId, status: filter.status }, { ...request, OrderByDesc: 'Id' });
       return {
         ...page,
         rows: page.rows.map(({ attempts_json, ...row }) => ({ ...row, attempt_rows: parseJson(attempts_json) as AttemptRow[] })),
@@ -248,6 +224,38 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
     },
   };
 }
+
+interface MessageFilter {
+  companyId: string;
+  endpointId: string;
+  status?: DeliveryStatus;
+}
+
+const messagePages = preparedPages<Database, 'webhook_deliveries', MessageFilter, Row<'webhook_deliveries'> & { attempts_json: Json<unknown[]> }>({
+  shape: (filter) => (filter.status ? 'status' : ''),
+  from: (db, p, shape) => {
+    const own = db.selectFrom('webhook_deliveries').where('company_id', '=', p.companyId).where('endpoint_id', '=', p.endpointId);
+    return shape === 'status' ? own.where('status', '=', p.status!) : own;
+  },
+  select: (q, db) =>
+    q.selectAll('webhook_deliveries').select((eb) =>
+      jsonHelpers(db)
+        .array(
+          eb
+            .selectFrom('webhook_attempts')
+            .select([
+              'webhook_attempts.id', 'webhook_attempts.delivery_id', 'webhook_attempts.attempted_at', 'webhook_attempts.url',
+              'webhook_attempts.status_code', 'webhook_attempts.duration_ms', 'webhook_attempts.succeeded',
+              'webhook_attempts.response', 'webhook_attempts.error', 'webhook_attempts.next_attempt_at',
+            ])
+            .whereRef('webhook_attempts.delivery_id', '=', 'webhook_deliveries.id')
+            .orderBy('webhook_attempts.id'),
+        )
+        .as('attempts_json'),
+    ),
+  sortable: { Id: 'webhook_deliveries.id' },
+  tiebreak: 'webhook_deliveries.id',
+});
 
 /** What a worker needs of an endpoint row. */
 function endpointOf(row: { url: string; secret: string; disabled: number | null }): NonNullable<ClaimedDelivery['endpoint']> {
