@@ -58,3 +58,17 @@ export function jsonTextArrayContains(db: Kysely<any>, column: string, value: st
     ? sql<boolean>`jsonb_exists(${sql.ref(column)}::jsonb, ${value})`
     : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`;
 }
+
+/**
+ * A list as one value of a prepared query (store/prepared.ts): the caller passes
+ * `JSON.stringify(list)`, and this is the SQL of a one-column set (`value`) of its items as
+ * `type`, for `x in (…)` or `insert … select … from (…) as list`. One statement then serves a
+ * list of any length, where Kysely's `in` writes one parameter per item (a new SQL text, a new
+ * statement, per length). SQLite reads it with json_each, PostgreSQL with
+ * json_array_elements_text.
+ */
+export function jsonList(db: Kysely<any>, json: string, type: 'integer' | 'text'): RawBuilder<unknown> {
+  return isPostgres(db)
+    ? sql`select cast(value as ${sql.raw(type)}) as value from json_array_elements_text(cast(${json} as json)) as value`
+    : sql`select value from json_each(${json})`;
+}
