@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely, QueryResult, RootOperationNode } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder, RootOperationNode } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -65,7 +65,9 @@ export interface PreparedQuery<P, O, DB = Database> {
  * depend on anything but its placeholders (no value of a request may be read there): what
  * varies in shape is a separate prepared query per variant (see `preparedVariants`).
  */
-export function prepared<P extends object, O, DB = Database>(build: (db: Kysely<DB>, p: Placeholders<P>) => Compilable<O>): PreparedQuery<P, O, DB> {
+export function prepared<P extends object, O, DB = Database>(
+  build: (db: Kysely<DB>, p: Placeholders<P>) => Compilable<O> | RawBuilder<O>,
+): PreparedQuery<P, O, DB> {
   // Per query compiler: SQLite and PostgreSQL write different SQL. A transaction's Kysely
   // shares its database's executor adapter, so it finds the same compiled query.
   const byEngine = new WeakMap<object, Compiled>();
@@ -74,7 +76,9 @@ export function prepared<P extends object, O, DB = Database>(build: (db: Kysely<
     const key = db.getExecutor().adapter;
     let compiled = byEngine.get(key);
     if (compiled) return compiled;
-    const { query, sql, parameters } = build(db, placeholders as Placeholders<P>).compile();
+    const built = build(db, placeholders as Placeholders<P>);
+    // A raw `sql` query compiles with the database it is for; a query builder knows it already.
+    const { query, sql, parameters } = 'isRawBuilder' in built ? built.compile(db) : built.compile();
     compiled = {
       query,
       sql,

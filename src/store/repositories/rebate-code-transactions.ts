@@ -1,6 +1,7 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import { jsonHelpers, parseJson } from '../json.js';
+import { jsonHelpers, parseJson, type Json } from '../json.js';
 import { isPostgres } from '../migrations/helpers.js';
+import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
 import type { RebateCodeRow } from './rebate-codes.js';
@@ -53,32 +54,86 @@ export interface CodeChange {
   by: string | null;
 }
 
-/** Transactions on rebate codes. */
-export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> }) {
-  const json = jsonHelpers(db);
-  return {
-    /**
-     * The company's code, and with `bookingId` the company's booking (its customer and
-     * service, as the transaction will show them), in one statement.
-     */
-    async findCode(companyId: string, codeId: number, bookingId: number | undefined) {
+/** The columns a transaction is recorded with (CreateRebateCodeTransaction sets them all). */
+const RECORDED = [
+  'company_id', 'rebate_code_id', 'amount', 'usage', 'booking_id', 'customer_id', 'service_id', 'created_date', 'updated_date',
+] as const;
+export type RecordedTransaction = Pick<NewRow<'rebate_code_transactions'>, (typeof RECORDED)[number]>;
+
+/**
+ * The company's code, and with a booking the company's booking (its customer and service,
+ * as the transaction will show them), in one statement.
+ */
+const codeQueries = preparedVariants(
+  (withBooking: boolean) => String(withBooking),
+  (withBooking) =>
+    prepared((db, p: Placeholders<{ companyId: string; codeId: number; bookingId: number }>) => {
       const booking = db
         .selectFrom('bookings as b')
         .leftJoin('services as s', 's.id', 'b.service_id')
         .leftJoin('customers as c', 'c.id', 'b.customer_id')
         .select(['b.id as booking_id', 'b.customer_id', 'b.service_id'])
         .select(JOINED_VIEW_COLUMNS)
-        .where('b.company_id', '=', companyId)
-        .where('b.id', '=', bookingId ?? 0);
-      const row = await db
+        .where('b.company_id', '=', p.companyId)
+        .where('b.id', '=', p.bookingId);
+      return db
         .selectFrom('rebate_codes as r')
         .selectAll('r')
-        .$if(bookingId !== undefined, (q) => q.select(json.object(booking).as('booking_json')))
-        .where('r.company_id', '=', companyId)
-        .where('r.id', '=', codeId)
-        .executeTakeFirst();
+        .$if(withBooking, (q) => q.select(jsonHelpers(db).object(booking).as('booking_json')))
+        .where('r.company_id', '=', p.companyId)
+        .where('r.id', '=', p.codeId);
+    }),
+);
+
+/** The values of a change and its recorded row, as the prepared statements take them. */
+type ChangeValues = Omit<CodeChange, 'countsUse'> & { minAmount: number; minUsage: number } & { [K in (typeof RECORDED)[number] as `row_${K}`]: RecordedTransaction[K] };
+
+/** Which parts a change's UPDATE has: the direction of each delta, and whether it counts a use. */
+interface ChangeShape {
+  amount: -1 | 0 | 1;
+  usage: -1 | 0 | 1;
+  countsUse: boolean;
+}
+const shapeOf = (change: CodeChange): ChangeShape => ({
+  amount: Math.sign(change.amountDelta) as ChangeShape['amount'],
+  usage: Math.sign(change.usageDelta) as ChangeShape['usage'],
+  countsUse: change.countsUse,
+});
+const shapeKey = (shape: ChangeShape) => `${shape.amount}/${shape.usage}/${shape.countsUse}`;
+
+/** PostgreSQL: the UPDATE as a data-modifying CTE that the INSERT selects from, one statement. */
+const recordInOne = preparedVariants(shapeKey, (shape) =>
+  prepared((db, p: Placeholders<ChangeValues>) =>
+    db
+      .with('applied', (creator) => applyChange(creator, shape, p).returning('id'))
+      .insertInto('rebate_code_transactions')
+      .columns([...RECORDED])
+      // PostgreSQL types the parameters from the columns they are inserted into.
+      .expression((eb) => eb.selectFrom('applied').select(RECORDED.map((column) => sql.val(p[`row_${column}`]).as(column))))
+      .returningAll(),
+  ),
+);
+
+/** SQLite: the UPDATE, then the INSERT, in one transaction. */
+const applyAlone = preparedVariants(shapeKey, (shape) => prepared((db, p: Placeholders<ChangeValues>) => applyChange(db, shape, p)));
+const insertRecorded = prepared((db, p: Placeholders<ChangeValues>) =>
+  db
+    .insertInto('rebate_code_transactions')
+    .values(Object.fromEntries(RECORDED.map((column) => [column, p[`row_${column}`]])) as RecordedTransaction)
+    .returningAll(),
+);
+
+/** Transactions on rebate codes. */
+export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> }) {
+  return {
+    /**
+     * The company's code, and with `bookingId` the company's booking (its customer and
+     * service, as the transaction will show them), in one statement.
+     */
+    async findCode(companyId: string, codeId: number, bookingId: number | undefined) {
+      const row = await codeQueries(bookingId !== undefined).takeFirst(db, { companyId, codeId, bookingId: bookingId ?? 0 });
       if (!row) return undefined;
-      const { booking_json, ...code } = row;
+      const { booking_json, ...code } = row as typeof row & { booking_json?: Json<BookingView | null> };
       return { code, booking: (booking_json && parseJson(booking_json)) ?? undefined };
     },
 
@@ -92,25 +147,23 @@ export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> 
      * round trip, no BEGIN and COMMIT). SQLite has no data-modifying CTEs: there the two
      * statements run in one transaction, as calls in this process rather than round trips.
      */
-    async record(change: CodeChange, row: NewRow<'rebate_code_transactions'>): Promise<Row<'rebate_code_transactions'> | undefined> {
+    async record(change: CodeChange, row: RecordedTransaction): Promise<Row<'rebate_code_transactions'> | undefined> {
+      const shape = shapeOf(change);
+      const { countsUse: _, ...rest } = change;
+      const values = {
+        ...rest,
+        minAmount: -change.amountDelta,
+        minUsage: -change.usageDelta,
+        ...(Object.fromEntries(RECORDED.map((column) => [`row_${column}`, row[column]])) as Pick<ChangeValues, `row_${(typeof RECORDED)[number]}`>),
+      } satisfies ChangeValues;
       if (!isPostgres(db)) {
         return inTransaction({ db }, async ({ db: trx }) => {
-          const { numUpdatedRows } = await applyChange(trx, change).executeTakeFirst();
-          if (Number(numUpdatedRows) !== 1) return undefined;
-          return trx.insertInto('rebate_code_transactions').values(row).returningAll().executeTakeFirstOrThrow();
+          const { numAffectedRows } = await applyAlone(shape).run(trx, values);
+          if (Number(numAffectedRows) !== 1) return undefined;
+          return insertRecorded.takeFirst(trx, values);
         });
       }
-      const columns = Object.keys(row) as Array<keyof typeof row>;
-      // PostgreSQL types the parameters from the columns they are inserted into.
-      return statementWithRetries(db, () =>
-        db
-          .with('applied', (creator) => applyChange(creator, change).returning('id'))
-          .insertInto('rebate_code_transactions')
-          .columns(columns)
-          .expression((eb) => eb.selectFrom('applied').select(columns.map((column) => sql.val(row[column]).as(column))))
-          .returningAll()
-          .executeTakeFirst(),
-      );
+      return statementWithRetries(db, () => recordInOne(shape).takeFirst(db, values));
     },
   };
 }
@@ -129,27 +182,26 @@ export function transactionView(stored: Row<'rebate_code_transactions'>, code: R
  * can never overspend. Money is rounded to 2 decimals in SQL (cast to numeric:
  * PostgreSQL's round(x, n) takes numeric) so repeated changes never drift.
  */
-function applyChange(db: QueryCreator<Database>, change: CodeChange) {
-  const { amountDelta, usageDelta } = change;
+function applyChange(db: QueryCreator<Database>, shape: ChangeShape, p: Placeholders<ChangeValues>) {
   let update = db
     .updateTable('rebate_codes')
-    .set({ updated: change.at, updated_by: change.by })
-    .where('id', '=', change.codeId)
-    .where('company_id', '=', change.companyId);
-  if (amountDelta !== 0) {
-    update = update.set({ remaining_amount: sql<number>`round(cast(remaining_amount + ${amountDelta} as numeric), 2)` });
-    if (amountDelta < 0) update = update.where('remaining_amount', '>=', -amountDelta);
+    .set({ updated: p.at, updated_by: p.by })
+    .where('id', '=', p.codeId)
+    .where('company_id', '=', p.companyId);
+  if (shape.amount !== 0) {
+    update = update.set({ remaining_amount: sql<number>`round(cast(remaining_amount + ${p.amountDelta} as numeric), 2)` });
+    if (shape.amount < 0) update = update.where('remaining_amount', '>=', p.minAmount);
   }
-  if (usageDelta !== 0) {
-    update = update.set({ remaining_usage: sql<number>`remaining_usage + ${usageDelta}` });
-    if (usageDelta < 0) update = update.where('remaining_usage', '>=', -usageDelta);
+  if (shape.usage !== 0) {
+    update = update.set({ remaining_usage: sql<number>`remaining_usage + ${p.usageDelta}` });
+    if (shape.usage < 0) update = update.where('remaining_usage', '>=', p.minUsage);
   }
-  if (change.countsUse) {
+  if (shape.countsUse) {
     update = update
       .set({ number_of_uses_used: sql<number>`number_of_uses_used + 1` })
       .where('status_id', '=', 1)
-      .where('valid_from', '<=', change.at)
-      .where('valid_to', '>=', change.at)
+      .where('valid_from', '<=', p.at)
+      .where('valid_to', '>=', p.at)
       .where((eb) => eb.or([eb('max_number_of_uses', '=', 0), eb('number_of_uses_used', '<', eb.ref('max_number_of_uses'))]));
   }
   return update;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { jsonHelpers, parseJson } from '../json.js';
+import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import { isPostgres } from '../migrations/helpers.js';
 import { rebateCodeSignKey } from '../sign-key.js';
@@ -108,14 +108,60 @@ function companyPart(db: Kysely<Database>, companyIdColumn: string) {
   return jsonHelpers(db).object(db.selectFrom('companies as co').select(['co.site_path', 'co.payment_provider_id']).where('co.id', '=', sql.ref<string>(companyIdColumn)));
 }
 
+const byId = prepared((db, p: Placeholders<{ companyId: string; id: number }>) =>
+  db.selectFrom('rebate_codes as r').selectAll('r').where('r.company_id', '=', p.companyId).where('r.id', '=', p.id),
+);
+
+const articleQuery = prepared((db, p: Placeholders<{ companyId: string; id: number }>) => {
+  const parts = articleServiceParts(db, 'a.id');
+  return db
+    .selectFrom('articles as a')
+    .select(ARTICLE_COLUMNS)
+    .select([parts.relations.as('article_services_json'), parts.services.as('services_json'), companyPart(db, 'a.company_id').as('company_json')])
+    .where('a.company_id', '=', p.companyId)
+    .where('a.id', '=', p.id);
+});
+
+/** A new code's row, its links as JSON lists (json.ts jsonList), and (SQLite) its id once inserted. */
+type InsertValues = NewRow<'rebate_codes'> & { serviceIds: string; customerIds: string; codeId: number };
+type CodeColumns = Array<keyof NewRow<'rebate_codes'>>;
+
+const codeValues = (columns: CodeColumns, p: Placeholders<InsertValues>) =>
+  Object.fromEntries(columns.map((column) => [column, p[column]])) as NewRow<'rebate_codes'>;
+
+/** PostgreSQL: the code and its links in one statement, one link per list item (none for an empty list). */
+const insertInOne = preparedVariants(
+  (columns: CodeColumns) => columns.join(','),
+  (columns) =>
+    prepared((db, p: Placeholders<InsertValues>) => {
+      const links = (table: string, column: string, list: string, type: 'integer' | 'text') => sql<Record<string, never>>`(
+        insert into ${sql.table(table)} (rebate_code_id, ${sql.ref(column)})
+        select code.id, list.value from code, (${jsonList(db, list, type)}) as list)`;
+      return db
+        .with('code', (creator) => creator.insertInto('rebate_codes').values(codeValues(columns, p)).returningAll())
+        .with('services', () => links('rebate_code_services', 'service_id', p.serviceIds, 'integer'))
+        .with('customers', () => links('rebate_code_customers', 'customer_id', p.customerIds, 'text'))
+        .selectFrom('code')
+        .selectAll();
+    }),
+);
+
+/** SQLite: the code, then each list of links. */
+const insertCode = preparedVariants(
+  (columns: CodeColumns) => columns.join(','),
+  (columns) => prepared((db, p: Placeholders<InsertValues>) => db.insertInto('rebate_codes').values(codeValues(columns, p)).returningAll()),
+);
+const linksInsert = (table: 'rebate_code_services' | 'rebate_code_customers', column: string, list: 'serviceIds' | 'customerIds', type: 'integer' | 'text') =>
+  prepared((db, p: Placeholders<InsertValues>) =>
+    sql`insert into ${sql.table(table)} (rebate_code_id, ${sql.ref(column)}) select ${p.codeId}, list.value from (${jsonList(db, p[list], type)}) as list`,
+  );
+const insertServices = linksInsert('rebate_code_services', 'service_id', 'serviceIds', 'integer');
+const insertCustomers = linksInsert('rebate_code_customers', 'customer_id', 'customerIds', 'text');
+
 /** Rebate codes of a company. Takes a Store or a transaction (`{ db: trx }`). */
 export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
-  const codes = db.selectFrom('rebate_codes as r');
-  const company = (companyIdColumn: string) => companyPart(db, companyIdColumn);
-
   return {
-    findById: (companyId: string, id: number): Promise<RebateCodeRow | undefined> =>
-      codes.selectAll('r').where('r.company_id', '=', companyId).where('r.id', '=', id).executeTakeFirst(),
+    findById: (companyId: string, id: number): Promise<RebateCodeRow | undefined> => byId.takeFirst(db, { companyId, id }),
 
     /** The code by its sign, with every list RebateCodeResponse shows, in one statement (`bySign`). */
     async loadBySign(companyId: string, sign: string, options: LoadOptions): Promise<{ aggregate: RebateCodeAggregate; customerUses: number } | undefined> {
@@ -142,14 +188,7 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
      * is connected to, and the company's parts of RebateCodeResponse, in one statement.
      */
     async findArticle(companyId: string, id: number) {
-      const parts = articleServiceParts(db, 'a.id');
-      const row = await db
-        .selectFrom('articles as a')
-        .select(ARTICLE_COLUMNS)
-        .select([parts.relations.as('article_services_json'), parts.services.as('services_json'), company('a.company_id').as('company_json')])
-        .where('a.company_id', '=', companyId)
-        .where('a.id', '=', id)
-        .executeTakeFirst();
+      const row = await articleQuery.takeFirst(db, { companyId, id });
       if (!row) return undefined;
       const { article_services_json, services_json, company_json, ...article } = row;
       return {
@@ -166,26 +205,13 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
      * no data-modifying CTEs, so one INSERT per table, calls in this process.
      */
     async insert(row: NewRow<'rebate_codes'>, serviceIds: readonly number[], customerIds: readonly string[]): Promise<RebateCodeRow> {
-      if (isPostgres(db)) {
-        // `unnest` of an array parameter: one link per element, none for an empty array.
-        const links = (table: string, column: string, ids: readonly (number | string)[], type: 'integer' | 'text') => sql<Record<string, never>>`(
-          insert into ${sql.table(table)} (rebate_code_id, ${sql.ref(column)})
-          select code.id, link from code, unnest(cast(${[...ids]} as ${sql.raw(type)}[])) as link)`;
-        return db
-          .with('code', (creator) => creator.insertInto('rebate_codes').values(row).returningAll())
-          .with('services', () => links('rebate_code_services', 'service_id', serviceIds, 'integer'))
-          .with('customers', () => links('rebate_code_customers', 'customer_id', customerIds, 'text'))
-          .selectFrom('code')
-          .selectAll()
-          .executeTakeFirstOrThrow();
-      }
-      const code = await db.insertInto('rebate_codes').values(row).returningAll().executeTakeFirstOrThrow();
-      if (serviceIds.length > 0) {
-        await db.insertInto('rebate_code_services').values(serviceIds.map((serviceId) => ({ rebate_code_id: code.id, service_id: serviceId }))).execute();
-      }
-      if (customerIds.length > 0) {
-        await db.insertInto('rebate_code_customers').values(customerIds.map((customerId) => ({ rebate_code_id: code.id, customer_id: customerId }))).execute();
-      }
+      const columns = Object.keys(row) as Array<keyof NewRow<'rebate_codes'>>;
+      const values: InsertValues = { ...row, serviceIds: JSON.stringify(serviceIds), customerIds: JSON.stringify(customerIds), codeId: 0 };
+      if (isPostgres(db)) return (await insertInOne(columns).takeFirst(db, values))!;
+      const code = (await insertCode(columns).takeFirst(db, values))!;
+      const ids = { ...values, codeId: code.id };
+      if (serviceIds.length > 0) await insertServices.run(db, ids);
+      if (customerIds.length > 0) await insertCustomers.run(db, ids);
       return code;
     },
   };

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Store } from '../db.js';
-import { jsonHelpers, jsonTextArrayContains, parseJson, type Json } from '../json.js';
+import { jsonHelpers, jsonList, jsonTextArrayContains, parseJson, type Json } from '../json.js';
 import { isPostgres } from '../migrations/helpers.js';
 import { preparedPages, type Page } from '../paging.js';
+import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
 
@@ -45,6 +46,169 @@ export interface AttemptOutcome {
 
 export type MessageRow = DeliveryRow & { attempt_rows: AttemptRow[] };
 
+/**
+ * The event's deliveries, one per endpoint of its company that is not disabled and whose
+ * EventTypes hold its type: one INSERT … SELECT.
+ */
+const enqueueQuery = prepared((db, p: Placeholders<OutboxEvent>) =>
+  db
+    .insertInto('webhook_deliveries')
+    .columns(['company_id', 'endpoint_id', 'message_id', 'event_type', 'payload', 'created', 'status', 'attempts', 'next_attempt_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select((s) => [
+          'company_id',
+          'id',
+          s.val(p.messageId).as('message_id'),
+          s.val(p.type).as('event_type'),
+          s.val(p.payload).as('payload'),
+          s.val(p.created).as('created'),
+          s.val('pending').as('status'),
+          s.val(0).as('attempts'),
+          s.val(p.due).as('next_attempt_at'),
+        ])
+        .where('company_id', '=', p.companyId)
+        .where('disabled', '=', 0)
+        .where(jsonTextArrayContains(db, 'webhook_endpoints.event_types', p.type)),
+    ),
+);
+
+interface ClaimValues {
+  owner: string;
+  now: string;
+  leaseExpiresAt: string;
+  limit: number;
+  /** JSON list of this node's answered writes' message ids (json.ts jsonList) */
+  messageIds: string;
+}
+
+/**
+ * The claim's UPDATE: up to `limit` due deliveries (and, `withMessages`, the first attempts of
+ * the listed messages, whatever their time), soonest due first, that no lease holds. On
+ * PostgreSQL its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and
+ * the lease is checked again on the row it locks; SQLite runs one write at a time.
+ */
+function claimUpdate(db: Kysely<Database>, creator: QueryCreator<Database>, p: Placeholders<ClaimValues>, withMessages: boolean) {
+  const free = () =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where((eb) =>
+        withMessages
+          ? eb.or([eb('next_attempt_at', '<=', p.now), eb.and([sql<boolean>`message_id in (${jsonList(db, p.messageIds, 'text')})`, eb('attempts', '=', 0)])])
+          : eb('next_attempt_at', '<=', p.now),
+      )
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]));
+  const due = free().orderBy('next_attempt_at').orderBy('id').limit(p.limit);
+  return creator
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: p.owner, lease_expires_at: p.leaseExpiresAt })
+    .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
+    .where('id', 'in', free());
+}
+
+/** PostgreSQL: the UPDATE as a data-modifying CTE that the endpoints are joined to, one round trip. */
+const claimWithEndpoints = preparedVariants(
+  (withMessages: boolean) => String(withMessages),
+  (withMessages) =>
+    prepared((db, p: Placeholders<ClaimValues>) =>
+      db
+        .with('claimed', (creator) => claimUpdate(db, creator, p, withMessages).returningAll())
+        .selectFrom('claimed')
+        .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'claimed.company_id').onRef('e.id', '=', 'claimed.endpoint_id'))
+        .selectAll('claimed')
+        .select(['e.url', 'e.secret', 'e.disabled']),
+    ),
+);
+
+/** SQLite: the UPDATE, whose RETURNING sees only the updated table; then the endpoints. */
+const claimAlone = preparedVariants(
+  (withMessages: boolean) => String(withMessages),
+  (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => claimUpdate(db, db, p, withMessages).returningAll()),
+);
+
+/** SQLite: the endpoints named by a JSON list of [company_id, id] pairs. */
+const endpointsOfPairs = prepared((db, p: Placeholders<{ pairs: string }>) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['company_id', 'id', 'url', 'secret', 'disabled'])
+    .where(sql<boolean>`(company_id, id) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${p.pairs}))`),
+);
+
+/** An attempt's row, and what becomes of its delivery, while `owner` holds it. */
+type RecordValues = Omit<NewRow<'webhook_attempts'>, 'id'> & { status: DeliveryStatus; owner: string };
+
+const attemptValues = (p: Placeholders<RecordValues>): Omit<NewRow<'webhook_attempts'>, 'id'> => ({
+  delivery_id: p.delivery_id,
+  attempted_at: p.attempted_at,
+  url: p.url,
+  status_code: p.status_code,
+  duration_ms: p.duration_ms,
+  succeeded: p.succeeded,
+  response: p.response,
+  error: p.error,
+  next_attempt_at: p.next_attempt_at,
+});
+
+const moveDelivery = (creator: QueryCreator<Database>, p: Placeholders<RecordValues>) =>
+  creator
+    .updateTable('webhook_deliveries')
+    .set({ status: p.status, attempts: sql<number>`attempts + 1`, next_attempt_at: p.next_attempt_at, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', p.delivery_id)
+    .where('lease_owner', '=', p.owner);
+
+/** PostgreSQL: the attempt's INSERT a data-modifying CTE of the delivery's UPDATE, one statement. */
+const recordInOne = prepared((db, p: Placeholders<RecordValues>) =>
+  // The CTE's creator has every table the delivery's UPDATE names.
+  moveDelivery(db.with('attempt', (creator) => creator.insertInto('webhook_attempts').values(attemptValues(p))) as unknown as QueryCreator<Database>, p),
+);
+const insertAttempt = prepared((db, p: Placeholders<RecordValues>) => db.insertInto('webhook_attempts').values(attemptValues(p)));
+const moveAlone = prepared((db, p: Placeholders<RecordValues>) => moveDelivery(db, p));
+
+/** Ends a delivery without an attempt, while `owner` holds it. */
+const failHeld = prepared((db, p: Placeholders<{ id: number; owner: string }>) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', p.id)
+    .where('lease_owner', '=', p.owner),
+);
+
+/** Gives the listed deliveries (a JSON list of ids) back, while `owner` holds them. */
+const releaseHeld = prepared((db, p: Placeholders<{ ids: string; owner: string }>) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where(sql<boolean>`id in (${jsonList(db, p.ids, 'integer')})`)
+    .where('lease_owner', '=', p.owner),
+);
+
+interface EndpointValues {
+  companyId: string;
+  endpointId: string;
+  now: string;
+}
+
+const disableQuery = prepared((db, p: Placeholders<EndpointValues>) =>
+  db.updateTable('webhook_endpoints').set({ disabled: 1, updated: p.now }).where('company_id', '=', p.companyId).where('id', '=', p.endpointId),
+);
+
+/**
+ * A disabled endpoint's pending deliveries end. One that a node holds is left to it: it
+ * records its attempt, and the next claim finds the endpoint disabled and ends the delivery.
+ */
+const failPendingQuery = prepared((db, p: Placeholders<EndpointValues>) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null })
+    .where('company_id', '=', p.companyId)
+    .where('endpoint_id', '=', p.endpointId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<=', p.now)])),
+);
+
 /** Webhook deliveries: the outbox the writes fill, and the workers' queue. */
 export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
   return {
@@ -54,82 +218,32 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
      * many there are.
      */
     async enqueue(event: OutboxEvent): Promise<number> {
-      const [{ numInsertedOrUpdatedRows }] = await db
-        .insertInto('webhook_deliveries')
-        .columns(['company_id', 'endpoint_id', 'message_id', 'event_type', 'payload', 'created', 'status', 'attempts', 'next_attempt_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('webhook_endpoints')
-            .select((s) => [
-              'company_id',
-              'id',
-              s.val(event.messageId).as('message_id'),
-              s.val(event.type).as('event_type'),
-              s.val(event.payload).as('payload'),
-              s.val(event.created).as('created'),
-              s.val('pending').as('status'),
-              s.val(0).as('attempts'),
-              s.val(event.due).as('next_attempt_at'),
-            ])
-            .where('company_id', '=', event.companyId)
-            .where('disabled', '=', 0)
-            .where(jsonTextArrayContains(db, 'webhook_endpoints.event_types', event.type)),
-        )
-        .execute();
-      return Number(numInsertedOrUpdatedRows ?? 0);
+      const { numAffectedRows } = await enqueueQuery.run(db, event);
+      return Number(numAffectedRows ?? 0);
     },
 
     /**
      * Takes up to `limit` due deliveries for `owner` until `leaseExpiresAt`, soonest due
      * first, with their endpoints as they are now; the first attempts of `messageIds` (this
-     * node's writes, answered) are due whatever their time. One UPDATE decides which: on PostgreSQL
-     * its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and the lease
-     * is checked again on the row it locks; SQLite runs one write at a time, so the claim is
-     * atomic there.
+     * node's writes, answered) are due whatever their time (claimUpdate).
      *
      * Per engine: on PostgreSQL the UPDATE is a data-modifying CTE that the endpoints are
      * joined to, one round trip. SQLite's RETURNING sees only the updated table, so there the
      * endpoints are a second statement (a call in this process, not a round trip).
      */
     async claim(owner: string, now: string, leaseExpiresAt: string, limit: number, messageIds: readonly string[] = []): Promise<ClaimedDelivery[]> {
-      const free = (query: Kysely<Database>) =>
-        query
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where((eb) =>
-            messageIds.length === 0
-              ? eb('next_attempt_at', '<=', now)
-              : eb.or([eb('next_attempt_at', '<=', now), eb.and([eb('message_id', 'in', messageIds), eb('attempts', '=', 0)])]),
-          )
-          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]));
-      const due = free(db).orderBy('next_attempt_at').orderBy('id').limit(limit);
-      const update = (query: QueryCreator<Database>) =>
-        query
-          .updateTable('webhook_deliveries')
-          .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
-          .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-          .where('id', 'in', free(db));
+      const values: ClaimValues = { owner, now, leaseExpiresAt, limit, messageIds: JSON.stringify(messageIds) };
+      const withMessages = messageIds.length > 0;
       if (isPostgres(db)) {
-        const rows = await db
-          .with('claimed', (creator) => update(creator).returningAll())
-          .selectFrom('claimed')
-          .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'claimed.company_id').onRef('e.id', '=', 'claimed.endpoint_id'))
-          .selectAll('claimed')
-          .select(['e.url', 'e.secret', 'e.disabled'])
-          .execute();
+        const rows = await claimWithEndpoints(withMessages).execute(db, values);
         return rows.map(({ url, secret, disabled, ...delivery }) => ({
           delivery,
           endpoint: url === null || secret === null ? undefined : endpointOf({ url, secret, disabled }),
         }));
       }
-      const claimed = await update(db).returningAll().execute();
+      const claimed = await claimAlone(withMessages).execute(db, values);
       if (claimed.length === 0) return [];
-      const endpoints = await db
-        .selectFrom('webhook_endpoints')
-        .select(['company_id', 'id', 'url', 'secret', 'disabled'])
-        .where((eb) => eb.or(claimed.map((d) => eb.and([eb('company_id', '=', d.company_id), eb('id', '=', d.endpoint_id)]))))
-        .execute();
+      const endpoints = await endpointsOfPairs.execute(db, { pairs: JSON.stringify(claimed.map((d) => [d.company_id, d.endpoint_id])) });
       return claimed.map((delivery) => {
         const endpoint = endpoints.find((e) => e.company_id === delivery.company_id && e.id === delivery.endpoint_id);
         return { delivery, endpoint: endpoint && endpointOf(endpoint) };
@@ -146,7 +260,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
      * transaction. A 410 also disables the endpoint, in one transaction on both.
      */
     async record(delivery: DeliveryRow, owner: string, outcome: AttemptOutcome): Promise<void> {
-      const attempt: NewRow<'webhook_attempts'> = {
+      const values: RecordValues = {
         delivery_id: delivery.id,
         attempted_at: outcome.attemptedAt,
         url: outcome.url,
@@ -156,41 +270,23 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
         response: outcome.response,
         error: outcome.error,
         next_attempt_at: outcome.nextAttemptAt,
-      };
-      const moved = {
-        status: (outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed') satisfies DeliveryStatus,
-        attempts: sql<number>`attempts + 1`,
-        next_attempt_at: outcome.nextAttemptAt,
-        lease_owner: null,
-        lease_expires_at: null,
+        status: outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed',
+        owner,
       };
       if (isPostgres(db) && !outcome.gone) {
-        await statementWithRetries(db, () =>
-          db
-            .with('attempt', (creator) => creator.insertInto('webhook_attempts').values(attempt))
-            .updateTable('webhook_deliveries')
-            .set(moved)
-            .where('id', '=', delivery.id)
-            .where('lease_owner', '=', owner)
-            .execute(),
-        );
+        await statementWithRetries(db, () => recordInOne.run(db, values));
         return;
       }
       await inTransaction({ db }, async ({ db: trx }) => {
-        await trx.insertInto('webhook_attempts').values(attempt).execute();
-        await trx.updateTable('webhook_deliveries').set(moved).where('id', '=', delivery.id).where('lease_owner', '=', owner).execute();
+        await insertAttempt.run(trx, values);
+        await moveAlone.run(trx, values);
         if (outcome.gone) await disableEndpoint(trx, delivery.company_id, delivery.endpoint_id);
       });
     },
 
     /** Ends a delivery without an attempt: its endpoint is disabled or gone. */
     async fail(delivery: DeliveryRow, owner: string): Promise<void> {
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', next_attempt_at: null, lease_owner: null, lease_expires_at: null })
-        .where('id', '=', delivery.id)
-        .where('lease_owner', '=', owner)
-        .execute();
+      await failHeld.run(db, { id: delivery.id, owner });
     },
 
     /** Ends an endpoint's pending deliveries that no node holds (it was disabled). */
@@ -201,12 +297,7 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
     /** Gives deliveries back unattempted (a node stopping): due again at once, for any node. */
     async release(ids: number[], owner: string): Promise<void> {
       if (ids.length === 0) return;
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: null, lease_expires_at: null })
-        .where('id', 'in', ids)
-        .where('lease_owner', '=', owner)
-        .execute();
+      await releaseHeld.run(db, { ids: JSON.stringify(ids), owner });
     },
 
     /** A page of an endpoint's messages, newest first, each with its attempts (one statement). */
@@ -264,26 +355,12 @@ function endpointOf(row: { url: string; secret: string; disabled: number | null 
 
 /** 410 Gone: the endpoint is disabled and its pending deliveries end (docs/decisions.md, "Events and deliveries"). */
 async function disableEndpoint(db: Kysely<Database>, companyId: string, endpointId: string): Promise<void> {
-  await db
-    .updateTable('webhook_endpoints')
-    .set({ disabled: 1, updated: new Date().toISOString() })
-    .where('company_id', '=', companyId)
-    .where('id', '=', endpointId)
-    .execute();
-  await failPending(db, companyId, endpointId);
+  const values = { companyId, endpointId, now: new Date().toISOString() };
+  await disableQuery.run(db, values);
+  await failPendingQuery.run(db, values);
 }
 
-/**
- * A disabled endpoint's pending deliveries end. One that a node holds is left to it: it
- * records its attempt, and the next claim finds the endpoint disabled and ends the delivery.
- */
+/** A disabled endpoint's pending deliveries end, but for those a node holds (failPendingQuery). */
 async function failPending(db: Kysely<Database>, companyId: string, endpointId: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', next_attempt_at: null })
-    .where('company_id', '=', companyId)
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<=', new Date().toISOString())]))
-    .execute();
+  await failPendingQuery.run(db, { companyId, endpointId, now: new Date().toISOString() });
 }
