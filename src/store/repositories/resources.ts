@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
-import { jsonHelpers, parseJson } from '../json.js';
+import { sql, type Kysely } from 'kysely';
+import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { lockRows } from '../locks.js';
+import { prepared, type Placeholders } from '../prepared.js';
 import type { Database, Row } from '../schema.js';
 import { transactional } from '../transactions.js';
 
@@ -24,6 +25,83 @@ const CUSTOMER_COLUMNS = [
 ] as const;
 const TAG_COLUMNS = ['t.id', 't.company_id', 't.name', 't.scope', 't.color', 't.sort_order', 't.active', 't.created_date'] as const;
 
+/** The values of the queries on one resource. */
+interface ResourceValues {
+  companyId: string;
+  id: number;
+  /** JSON of the booking statuses that do not block deleting the resource (jsonList) */
+  nonBlockingJson: string;
+}
+
+/** The bookings of the resource whose status is outside `nonBlocking` (an EXISTS over the (resource_id, booking_id) index stops at the first). */
+const blockingBookings = (db: Kysely<Database>, p: Placeholders<ResourceValues>) =>
+  db
+    .selectFrom('booking_resources as l')
+    .innerJoin('bookings as b', 'b.id', 'l.booking_id')
+    .select('l.booking_id')
+    .where('l.resource_id', '=', p.id)
+    .where(sql<boolean>`${sql.ref('b.status_id')} not in (${jsonList(db, p.nonBlockingJson, 'integer')})`);
+
+/** Whether bookings block deleting the company's resource, locking its row (see findForDeletion). */
+const isBlockedQuery = prepared((db, p: Placeholders<ResourceValues>) =>
+  db
+    .selectFrom('resources as r')
+    .select((eb) => eb.exists(blockingBookings(db, p)).as('blocked'))
+    .where('r.company_id', '=', p.companyId)
+    .where('r.id', '=', p.id)
+    .$call(lockRows(db, 'update')),
+);
+
+/** The resource with every list the Resource object shows and whether bookings block deleting it, locking its row. */
+const forDeletionQuery = prepared((db, p: Placeholders<ResourceValues>) => {
+  const json = jsonHelpers(db);
+  /** The ids of the resource's bookings, of their customers and of its time exceptions (subqueries the lists below share). */
+  const bookingIds = () => db.selectFrom('booking_resources').select('booking_id').where('resource_id', '=', p.id);
+  const customerIds = () => db.selectFrom('bookings').select('customer_id').where('id', 'in', bookingIds()).where('customer_id', 'is not', null);
+  const exceptionIds = () => db.selectFrom('time_exception_resources').select('time_exception_id').where('resource_id', '=', p.id);
+  return db
+    .selectFrom('resources as r')
+    .selectAll('r')
+    .select((eb) => [
+      eb.exists(blockingBookings(db, p)).as('blocked'),
+      json.array(db.selectFrom('time_exceptions as e').select(EXCEPTION_COLUMNS).where('e.id', 'in', exceptionIds()).orderBy('e.from').orderBy('e.id')).as('exceptions_json'),
+      json.array(
+        db.selectFrom('time_exception_resources as x').select(['x.time_exception_id', 'x.resource_id'])
+          .where('x.time_exception_id', 'in', exceptionIds()).orderBy('x.resource_id'),
+      ).as('exception_links_json'),
+      json.array(db.selectFrom('bookings as b').select(BOOKING_COLUMNS).where('b.id', 'in', bookingIds()).orderBy('b.from').orderBy('b.id')).as('bookings_json'),
+      json.array(db.selectFrom('customers as c').select(CUSTOMER_COLUMNS).where('c.id', 'in', customerIds())).as('customers_json'),
+      json.array(
+        db.selectFrom('customer_tags as ct').innerJoin('tags as t', 't.id', 'ct.tag_id').select(TAG_COLUMNS).select('ct.customer_id')
+          .where('ct.customer_id', 'in', customerIds()).orderBy('t.sort_order').orderBy('t.id'),
+      ).as('tags_json'),
+    ])
+    .where('r.company_id', '=', p.companyId)
+    .where('r.id', '=', p.id)
+    .$call(lockRows(db, 'update'));
+});
+
+/** Deletes the resource unless bookings block it (checked in this statement). */
+const removeUnlessBlockedQuery = prepared((db, p: Placeholders<ResourceValues>) =>
+  db
+    .deleteFrom('resources')
+    .where('company_id', '=', p.companyId)
+    .where('id', '=', p.id)
+    .where((eb) => eb.not(eb.exists(blockingBookings(db, p))))
+    .returning('id'),
+);
+
+/** Deactivates the resource if bookings still block deleting it (checked in this statement). */
+const deactivateIfBlockedQuery = prepared((db, p: Placeholders<ResourceValues & { now: string }>) =>
+  db
+    .updateTable('resources')
+    .set({ active: 0, updated: p.now })
+    .where('company_id', '=', p.companyId)
+    .where('id', '=', p.id)
+    .where((eb) => eb.exists(blockingBookings(db, p)))
+    .returningAll(),
+);
+
 /**
  * Resources of a company. Takes the Kysely instance (or a transaction) so that a whole
  * operation can run in one transaction through `transaction`.
@@ -33,60 +111,27 @@ export function resourcesRepository({ db }: { db: Kysely<Database> }) {
 }
 
 function resourcesQueries(db: Kysely<Database>) {
-  const json = jsonHelpers(db);
-
-  /** The bookings of the resource whose status is outside `nonBlocking` (an EXISTS over the (resource_id, booking_id) index stops at the first). */
-  const blockingBookings = (resourceId: number, nonBlocking: readonly number[]) =>
-    db
-      .selectFrom('booking_resources as l')
-      .innerJoin('bookings as b', 'b.id', 'l.booking_id')
-      .select('l.booking_id')
-      .where('l.resource_id', '=', resourceId)
-      .where('b.status_id', 'not in', nonBlocking);
-
-  /** The ids of the resource's bookings, of their customers and of its time exceptions (subqueries the lists below share). */
-  const bookingIds = (resourceId: number) => db.selectFrom('booking_resources').select('booking_id').where('resource_id', '=', resourceId);
-  const customerIds = (resourceId: number) =>
-    db.selectFrom('bookings').select('customer_id').where('id', 'in', bookingIds(resourceId)).where('customer_id', 'is not', null);
-  const exceptionIds = (resourceId: number) =>
-    db.selectFrom('time_exception_resources').select('time_exception_id').where('resource_id', '=', resourceId);
+  const values = (companyId: string, id: number, nonBlocking: readonly number[]): ResourceValues => ({
+    companyId,
+    id,
+    nonBlockingJson: JSON.stringify(nonBlocking),
+  });
 
   return {
+    /** Whether bookings block deleting the company's resource (locked like findForDeletion); undefined when there is none. */
+    async isBlocked(companyId: string, id: number, nonBlocking: readonly number[]): Promise<boolean | undefined> {
+      const row = await isBlockedQuery.takeFirst(db, values(companyId, id, nonBlocking));
+      return row === undefined ? undefined : Boolean(row.blocked);
+    },
+
     /**
      * The company's resource with every list the Resource object shows, and whether a
      * booking outside `nonBlocking` blocks deleting it: one statement, which locks the row
      * for the write that follows (store/locks.ts). Undefined when the company has no such
      * resource (or it was deleted while this waited for the lock).
      */
-    /** Whether bookings block deleting the company's resource (locked like findForDeletion); undefined when there is none. */
-    async isBlocked(companyId: string, id: number, nonBlocking: readonly number[]): Promise<boolean | undefined> {
-      const row = await db.selectFrom('resources as r').select((eb) => eb.exists(blockingBookings(id, nonBlocking)).as('blocked'))
-        .where('r.company_id', '=', companyId).where('r.id', '=', id).$call(lockRows(db, 'update')).executeTakeFirst();
-      return row === undefined ? undefined : Boolean(row.blocked);
-    },
-
     async findForDeletion(companyId: string, id: number, nonBlocking: readonly number[]): Promise<{ full: FullResource; blocked: boolean } | undefined> {
-      const row = await db
-        .selectFrom('resources as r')
-        .selectAll('r')
-        .select((eb) => [
-          eb.exists(blockingBookings(id, nonBlocking)).as('blocked'),
-          json.array(db.selectFrom('time_exceptions as e').select(EXCEPTION_COLUMNS).where('e.id', 'in', exceptionIds(id)).orderBy('e.from').orderBy('e.id')).as('exceptions_json'),
-          json.array(
-            db.selectFrom('time_exception_resources as x').select(['x.time_exception_id', 'x.resource_id'])
-              .where('x.time_exception_id', 'in', exceptionIds(id)).orderBy('x.resource_id'),
-          ).as('exception_links_json'),
-          json.array(db.selectFrom('bookings as b').select(BOOKING_COLUMNS).where('b.id', 'in', bookingIds(id)).orderBy('b.from').orderBy('b.id')).as('bookings_json'),
-          json.array(db.selectFrom('customers as c').select(CUSTOMER_COLUMNS).where('c.id', 'in', customerIds(id))).as('customers_json'),
-          json.array(
-            db.selectFrom('customer_tags as ct').innerJoin('tags as t', 't.id', 'ct.tag_id').select(TAG_COLUMNS).select('ct.customer_id')
-              .where('ct.customer_id', 'in', customerIds(id)).orderBy('t.sort_order').orderBy('t.id'),
-          ).as('tags_json'),
-        ])
-        .where('r.company_id', '=', companyId)
-        .where('r.id', '=', id)
-        .$call(lockRows(db, 'update'))
-        .executeTakeFirst();
+      const row = await forDeletionQuery.takeFirst(db, values(companyId, id, nonBlocking));
       if (!row) return undefined;
       const { blocked, exceptions_json, exception_links_json, bookings_json, customers_json, tags_json, ...resource } = row;
       const links = groupBy(parseJson(exception_links_json), (link) => link.time_exception_id);
@@ -110,26 +155,13 @@ function resourcesQueries(db: Kysely<Database>) {
      * engines; the bookings and time exceptions themselves are kept (company data).
      */
     async removeUnlessBlocked(companyId: string, id: number, nonBlocking: readonly number[]): Promise<boolean> {
-      const row = await db
-        .deleteFrom('resources')
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .where((eb) => eb.not(eb.exists(blockingBookings(id, nonBlocking))))
-        .returning('id')
-        .executeTakeFirst();
+      const row = await removeUnlessBlockedQuery.takeFirst(db, values(companyId, id, nonBlocking));
       return row !== undefined;
     },
 
     /** Active = 0, Updated = now, if a booking outside `nonBlocking` still blocks deletion (checked in this statement); answers the row as it now is. */
     deactivateIfBlocked(companyId: string, id: number, nonBlocking: readonly number[], now: string): Promise<ResourceRow | undefined> {
-      return db
-        .updateTable('resources')
-        .set({ active: 0, updated: now })
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .where((eb) => eb.exists(blockingBookings(id, nonBlocking)))
-        .returningAll()
-        .executeTakeFirst();
+      return deactivateIfBlockedQuery.takeFirst(db, { ...values(companyId, id, nonBlocking), now });
     },
   };
 }
