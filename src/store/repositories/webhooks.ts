@@ -1,5 +1,6 @@
 import type { Store } from '../db.js';
-import type { Row } from '../schema.js';
+import { prepared, type Placeholders } from '../prepared.js';
+import type { Bool, Row } from '../schema.js';
 
 export type WebhookEndpointRow = Row<'webhook_endpoints'>;
 
@@ -12,33 +13,48 @@ export interface WebhookEndpointReplacement {
   updated: string;
 }
 
+const findQuery = prepared((db, p: Placeholders<{ companyId: string; id: string }>) =>
+  db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', p.companyId).where('id', '=', p.id),
+);
+
+/** The replacement as stored: event types as their JSON text, disabled as 0/1. */
+interface ReplaceValues {
+  companyId: string;
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string;
+  disabled: Bool;
+  updated: string;
+}
+
+const replaceQuery = prepared((db, p: Placeholders<ReplaceValues>) =>
+  db
+    .updateTable('webhook_endpoints')
+    .set({ url: p.url, description: p.description, event_types: p.eventTypes, disabled: p.disabled, updated: p.updated })
+    .where('company_id', '=', p.companyId)
+    .where('id', '=', p.id)
+    .returningAll(),
+);
+
 /** Webhook endpoints of a company (ids are unique within their company only). */
 export function webhooksRepository({ db }: Pick<Store, 'db'>) {
   return {
     find(companyId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-      return db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      return findQuery.takeFirst(db, { companyId, id });
     },
 
     /** One UPDATE (atomic on its own); undefined when the company has no such endpoint. */
     replace(companyId: string, id: string, values: WebhookEndpointReplacement): Promise<WebhookEndpointRow | undefined> {
-      return db
-        .updateTable('webhook_endpoints')
-        .set({
-          url: values.url,
-          description: values.description,
-          event_types: JSON.stringify(values.eventTypes),
-          disabled: values.disabled ? 1 : 0,
-          updated: values.updated,
-        })
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+      return replaceQuery.takeFirst(db, {
+        companyId,
+        id,
+        url: values.url,
+        description: values.description,
+        eventTypes: JSON.stringify(values.eventTypes),
+        disabled: values.disabled ? 1 : 0,
+        updated: values.updated,
+      });
     },
   };
 }
