@@ -22,7 +22,8 @@ import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchData
 import { memoryOf } from './proc.js';
 import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown, type PostgresReport } from './report.js';
-import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, type Child } from './servers.js';
+import type { SqlRoute } from './baseline-sql.js';
+import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, startSqlBaseline, type Child } from './servers.js';
 import { countOperationStatements, type CountedCall } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
 import { webhookTargets } from './webhook-report.js';
@@ -130,9 +131,19 @@ try {
   children.push(fastify);
   const node = await startBaseline(root, 'node', routesFile);
   children.push(node);
+  // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
+  const startSql = async (engine: Engine) => {
+    const file = join(options.work, `baseline-sql-${engine}.json`);
+    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', statements: statements.get(op.id)![engine]!.sent as SqlRoute['statements'] }))));
+    const child = await startSqlBaseline(root, file, urls[engine]!.full);
+    children.push(child);
+    return child;
+  };
+  const sql: PerEngine<Child> = { sqlite: await startSql('sqlite') };
+  if (urls.postgres) sql.postgres = await startSql('postgres');
 
   const samples = await measureRounds(
-    { engines: servers, fastify, node, ...(before ? { compare: before } : {}) },
+    { engines: servers, fastify, node, sql, ...(before ? { compare: before } : {}) },
     operations,
     fullRequests,
     smallRequests,

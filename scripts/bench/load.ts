@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { OpRequest } from './operations.js';
-import { sampleRss } from './proc.js';
+import { cpuMsOf, sampleRss } from './proc.js';
 import { createRng } from './rng.js';
 
 export interface LoadResult {
@@ -16,6 +16,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   /** highest VmRSS of `rssPid` sampled during the run, kB */
   peakRssKb?: number;
+  /** CPU time of `pid` (user + system) per answered request, µs */
+  cpuUsPerRequest?: number;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -31,12 +33,14 @@ function percentile(sorted: Float64Array, p: number): number {
 export async function runLoad(
   url: string,
   request: OpRequest,
-  options: { connections: number; duration: number; expectStatus: number; seed: string; rssPid?: number },
+  options: { connections: number; duration: number; expectStatus: number; seed: string; rssPid?: number; cpuPid?: number },
 ): Promise<LoadResult> {
   const rng = createRng(options.seed);
   const { vary, ...fixed } = request;
   const latencies: number[] = [];
   const rss = options.rssPid ? sampleRss(options.rssPid) : undefined;
+  const cpuPid = options.cpuPid ?? options.rssPid;
+  const cpuBefore = cpuPid ? cpuMsOf(cpuPid) : undefined;
   const instance = autocannon({
     url,
     connections: options.connections,
@@ -51,6 +55,8 @@ export async function runLoad(
   });
   const result = await instance;
   const peakRssKb = rss?.stop();
+  const cpuAfter = cpuPid ? cpuMsOf(cpuPid) : undefined;
+  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? ((cpuAfter - cpuBefore) * 1000) / latencies.length : undefined;
   const sorted = Float64Array.from(latencies).sort();
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const expected = statuses[String(options.expectStatus)] ?? 0;
@@ -62,6 +68,7 @@ export async function runLoad(
     unexpected: latencies.length - expected + result.errors + result.timeouts,
     statuses,
     ...(peakRssKb !== undefined ? { peakRssKb } : {}),
+    ...(cpuUsPerRequest !== undefined ? { cpuUsPerRequest } : {}),
   };
 }
 

@@ -22,6 +22,8 @@ export interface Sample {
   engines: PerEngine<EngineSample>;
   fastify: LoadResult;
   node: LoadResult;
+  /** the bare SQL baseline (baseline-sql.ts) on each engine's full-scale data */
+  sql: PerEngine<LoadResult>;
   /** the API built from --compare's revision, on SQLite at full scale */
   compare?: LoadResult;
 }
@@ -49,8 +51,9 @@ interface Server {
 
 export interface Targets {
   engines: PerEngine<{ full: Server; small: Server }>;
-  fastify: { url: string };
-  node: { url: string };
+  fastify: Server;
+  node: Server;
+  sql: PerEngine<Server>;
   compare?: Server;
 }
 
@@ -85,7 +88,7 @@ const p99 = (r: LoadResult) => `p99 ${r.p99.toFixed(2)} ms`;
 /**
  * Warms every server up on every operation, then runs `rounds` rounds; in each, for each
  * operation in turn: the API at full scale on each engine, bare Fastify, bare node:http,
- * the API at the small scale on each engine. Alternating this way spreads any drift of the
+ * the bare SQL baseline on each engine, the API at the small scale on each engine. Alternating this way spreads any drift of the
  * machine evenly over all of them, and puts the engines next to each other in time.
  */
 export async function measureRounds(
@@ -105,12 +108,14 @@ export async function measureRounds(
     const load = (server: Server, r: OpRequest) => runLoad(server.url, r, { ...settings, rssPid: server.pid });
     const full = new Map<Engine, LoadResult>();
     for (const engine of engines) full.set(engine, await load(targets.engines[engine]!.full, request));
-    const fastify = await runLoad(targets.fastify.url, baseline(op, request), settings);
-    const node = await runLoad(targets.node.url, baseline(op, request), settings);
+    const fastify = await runLoad(targets.fastify.url, baseline(op, request), { ...settings, cpuPid: targets.fastify.pid });
+    const node = await runLoad(targets.node.url, baseline(op, request), { ...settings, cpuPid: targets.node.pid });
+    const sql: PerEngine<LoadResult> = { sqlite: await runLoad(targets.sql.sqlite.url, baseline(op, request), { ...settings, cpuPid: targets.sql.sqlite.pid }) };
+    if (targets.sql.postgres) sql.postgres = await runLoad(targets.sql.postgres.url, baseline(op, request), { ...settings, cpuPid: targets.sql.postgres.pid });
     const measured: PerEngine<EngineSample> = { sqlite: { full: full.get('sqlite')!, small: await load(targets.engines.sqlite.small, smallRequests.get(op.id)!) } };
     if (targets.engines.postgres) measured.postgres = { full: full.get('postgres')!, small: await load(targets.engines.postgres.small, smallRequests.get(op.id)!) };
     const compare = targets.compare ? await load(targets.compare, request) : undefined;
-    return { engines: measured, fastify, node, ...(compare ? { compare } : {}) };
+    return { engines: measured, fastify, node, sql, ...(compare ? { compare } : {}) };
   };
   if (options.warmup > 0) {
     options.log(`warm-up: ${options.warmup} s per operation and server`);
@@ -124,7 +129,9 @@ export async function measureRounds(
       options.log(
         `round ${round}/${options.rounds} ${op.id.padEnd(28)} ` +
           engines.map((e) => `${e} ${rps(sample.engines[e]!.full)} rps ${p99(sample.engines[e]!.full)}`).join(' | ') +
-          ` | fastify ${rps(sample.fastify)} | node ${rps(sample.node)} | small ` +
+          ` | fastify ${rps(sample.fastify)} | node ${rps(sample.node)} | bare SQL ` +
+          engines.map((e) => `${e} ${rps(sample.sql[e]!)}`).join(' ') +
+          ' | small ' +
           engines.map((e) => `${e} ${rps(sample.engines[e]!.small)}`).join(' ') +
           (sample.compare ? ` | compared ${rps(sample.compare)} rps ${p99(sample.compare)}` : '') +
           (unexpected > 0 ? `  (unexpected answers: ${unexpected})` : ''),

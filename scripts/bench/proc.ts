@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 // Linux /proc readers: the server's memory and the port it listens on (it is started with
@@ -49,4 +50,21 @@ export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
       return Math.max(peak, memoryOf(pid)?.rssKb ?? 0);
     },
   };
+}
+
+const CLOCK_TICKS = (() => {
+  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim());
+  return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+})();
+
+/** The CPU time a process has used so far (user + system), in ms; undefined once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }

@@ -91,7 +91,7 @@ export function resultsMarkdown(input: ReportInput): string {
       ? `- PostgreSQL ${postgres.version} at ${postgres.server} (from ${postgres.from}): the same rows, written by the same generator through Kysely into a fresh database per scale ` +
         `(${n0(postgres.loadMs.full / 1000)} s at full scale, ${n0(postgres.loadMs.small / 1000)} s at the small one, with migrations, identity sync and ANALYZE), dropped at the end. The API keeps its pool of 10 connections.`
       : `- **PostgreSQL was not measured**: ${postgres.skipped}.`,
-    `- Each measurement: ${s.connections} connections for ${s.duration} s after a ${s.warmup} s warm-up; per round and operation the API at full scale on ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, bare Fastify, bare node:http and the API at the small scale run one after another, so drift of the machine reaches them all alike. Ratios are the medians of the per-round ratios.`,
+    `- Each measurement: ${s.connections} connections for ${s.duration} s after a ${s.warmup} s warm-up; per round and operation the API at full scale on ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, bare Fastify, bare node:http, the bare SQL baseline on each engine and the API at the small scale run one after another, so drift of the machine reaches them all alike. Ratios are the medians of the per-round ratios.`,
     '- Baselines answer the operation\'s own recorded response (SQLite\'s: same bytes, status and content type) on one route: Fastify with nothing registered, and `node:http`.',
     ...(both ? [`- Read answers on the two engines: ${input.differingReads.length === 0 ? 'byte for byte the same' : `**differ** for ${input.differingReads.join(', ')}`}.`] : []),
     s.rounds > 1
@@ -111,6 +111,22 @@ export function resultsMarkdown(input: ReportInput): string {
       { title: 'node req/s', right: true, cell: (o) => n0(o.nodeRps) },
       ...perEngine<OpSummary>(engines, '/ Fastify', (o, e) => pct(o.engines[e]!.ratioFastify)),
       ...perEngine<OpSummary>(engines, '/ node', (o, e) => pct(o.engines[e]!.ratioNode)),
+    ], input.ops),
+    '',
+    '### CPU per request',
+    '',
+    'CPU time (user + system, from /proc) of each server process over a measurement, divided by the requests it answered: ' +
+      'the API; bare Fastify answering the recorded bytes; and the bare SQL baseline (`scripts/bench/baseline-sql.ts`), bare Fastify ' +
+      'running the very statements the API ran for the request (recorded in-process) through the driver, each prepared once, a ' +
+      "write's in one transaction, with their rows serialized by fast-json-stringify: the work no implementation avoids. The " +
+      'database server\'s own CPU is not in any figure.',
+    '',
+    ...markdownTable<OpSummary>([
+      operation,
+      ...perEngine<OpSummary>(engines, 'API µs', (o, e) => n0(o.engines[e]!.cpuUs)),
+      { title: 'Fastify µs', right: true, cell: (o) => n0(o.fastifyCpuUs) },
+      ...perEngine<OpSummary>(engines, 'bare SQL µs', (o, e) => n0(o.engines[e]!.bareSqlCpuUs)),
+      ...perEngine<OpSummary>(engines, 'API / bare SQL', (o, e) => times(o.engines[e]!.cpuRatio)),
     ], input.ops),
     '',
     '### Latency and memory',

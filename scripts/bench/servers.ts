@@ -139,3 +139,8 @@ export function startApi(
 export function startBaseline(root: string, kind: 'fastify' | 'node', routesFile: string): Promise<Child> {
   return startChild(root, ['--import', 'tsx', join(root, `scripts/bench/baseline-${kind}.ts`), routesFile], {}, '/__ready');
 }
+
+/** The bare SQL baseline (baseline-sql.ts) replaying `routesFile`'s statements on `databaseUrl`. */
+export function startSqlBaseline(root: string, routesFile: string, databaseUrl: string): Promise<Child> {
+  return startChild(root, ['--import', 'tsx', join(root, 'scripts/bench/baseline-sql.ts'), routesFile, databaseUrl], {}, '/__ready');
+}

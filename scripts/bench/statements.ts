@@ -1,7 +1,7 @@
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/db.js';
-import { countStatements } from '../../src/store/statements.js';
+import { countStatements, type SentStatement } from '../../src/store/statements.js';
 import type { Operation, OpRequest } from './operations.js';
 
 /** One call of an operation with the SQL statements it ran. */
@@ -10,6 +10,8 @@ export interface CountedCall {
   status: number;
   /** the call had the operation's expected status (a count of an error path says little) */
   ok: boolean;
+  /** the statements themselves, which the bare SQL baseline replays (baseline-sql.ts) */
+  sent: SentStatement[];
 }
 
 /**
@@ -35,8 +37,11 @@ export async function countOperationStatements(databaseUrl: string, secret: stri
         const { method, path, headers, body } = requests.get(op.id)!;
         // Awaited inside: app.inject answers a lazy chain that sends nothing until awaited,
         // and awaited outside it would run outside the count.
-        const { result, statements } = await countStatements(async () => await app.inject({ method, url: path, headers, ...(body ? { payload: body } : {}) }));
-        counted.set(op.id, { statements, status: result.statusCode, ok: result.statusCode === op.status });
+        const { result, statements, sent } = await countStatements(
+          async () => await app.inject({ method, url: path, headers, ...(body ? { payload: body } : {}) }),
+          { keep: true },
+        );
+        counted.set(op.id, { statements, status: result.statusCode, ok: result.statusCode === op.status, sent });
       }
       return counted;
     } finally {

@@ -1,7 +1,13 @@
 import { enginesOf, type Answer, type Engine, type EngineSample, type PerEngine, type Sample } from './measure.js';
 import type { Operation } from './operations.js';
 
-export const TARGETS = { read: 0.6, write: 0.4, csv: 0.8, growth: 1.5, rssMiB: 200, startupMs: 2000, delivery: 1.1 } as const;
+export const TARGETS = {
+  read: 0.6, write: 0.4, csv: 0.8, growth: 1.5, rssMiB: 200, startupMs: 2000, delivery: 1.1,
+  /** the API's CPU per request ÷ the bare SQL baseline's (baseline-sql.ts), reads and writes */
+  cpuRead: 1.5, cpuWrite: 2,
+  /** the API process's CPU per read on PostgreSQL ÷ on SQLite (the database server aside) */
+  cpuPostgres: 1.5,
+} as const;
 
 /** One operation on one engine, medians over the rounds. */
 export interface EngineSummary {
@@ -22,6 +28,12 @@ export interface EngineSummary {
   unexpected: number;
   /** round-to-round spread of req/s at full scale: (max − min) / median */
   spread: number;
+  /** CPU time of the API process per request at full scale, µs */
+  cpuUs: number;
+  /** CPU time of the bare SQL baseline per request on this engine, µs */
+  bareSqlCpuUs: number;
+  /** median of the per-round API ÷ bare SQL CPU per request */
+  cpuRatio: number;
 }
 
 export interface OpSummary {
@@ -30,6 +42,8 @@ export interface OpSummary {
   kind: 'read' | 'write';
   fastifyRps: number;
   nodeRps: number;
+  /** CPU time of bare Fastify answering the recorded bytes, per request, µs */
+  fastifyCpuUs: number;
   engines: PerEngine<EngineSummary>;
   /** median of the per-round PostgreSQL / SQLite req/s at full scale */
   postgresOverSqlite?: number;
@@ -53,8 +67,9 @@ export const median = (values: number[]): number => {
 };
 
 function summarizeEngine(answer: Answer, samples: Sample[], engine: Engine): EngineSummary {
-  const of = samples.map((s) => ({ ...s.engines[engine]!, fastify: s.fastify, node: s.node }));
-  const m = (pick: (s: EngineSample & Pick<Sample, 'fastify' | 'node'>) => number) => median(of.map(pick));
+  const of = samples.map((s) => ({ ...s.engines[engine]!, fastify: s.fastify, node: s.node, sql: s.sql[engine]! }));
+  const m = (pick: (s: EngineSample & Pick<Sample, 'fastify' | 'node'> & { sql: Sample['sql']['sqlite'] }) => number) => median(of.map(pick));
+  const cpu = (r: { cpuUsPerRequest?: number }) => r.cpuUsPerRequest ?? NaN;
   const p99 = m((s) => s.full.p99);
   const smallP99 = m((s) => s.small.p99);
   const rps = m((s) => s.full.rps);
@@ -66,6 +81,7 @@ function summarizeEngine(answer: Answer, samples: Sample[], engine: Engine): Eng
     peakRssKb: Math.max(0, ...of.map((s) => s.full.peakRssKb ?? 0)),
     unexpected: of.reduce((n, s) => n + s.full.unexpected + s.small.unexpected, 0),
     spread: (Math.max(...each) - Math.min(...each)) / rps,
+    cpuUs: m((s) => cpu(s.full)), bareSqlCpuUs: m((s) => cpu(s.sql)), cpuRatio: m((s) => cpu(s.full) / cpu(s.sql)),
   };
 }
 
@@ -76,6 +92,7 @@ export function summarize(op: Operation, answers: PerEngine<Answer>, samples: Sa
   return {
     id: op.id, label: op.label, kind: op.kind,
     fastifyRps: median(samples.map((s) => s.fastify.rps)), nodeRps: median(samples.map((s) => s.node.rps)),
+    fastifyCpuUs: median(samples.map((s) => s.fastify.cpuUsPerRequest ?? NaN)),
     engines,
     ...(engines.postgres ? { postgresOverSqlite: median(samples.map((s) => s.engines.postgres!.full.rps / s.engines.sqlite.full.rps)) } : {}),
   };
@@ -101,6 +118,20 @@ export function checkTargets(
         target: `${op.kind === 'read' ? 'Reads' : 'Writes'} ≥ ${pct(goal)} of bare Fastify`, subject: op.label,
         value: `${pct(s.ratioFastify)}${broken}`, met: !broken && s.ratioFastify >= goal, profile: op.id,
       });
+      const cpuGoal = op.kind === 'read' ? TARGETS.cpuRead : TARGETS.cpuWrite;
+      add({
+        target: `CPU per ${op.kind} ≤ ${cpuGoal}× the bare SQL baseline`, subject: op.label,
+        value: `${s.cpuRatio.toFixed(2)}× (${s.cpuUs.toFixed(0)} µs against ${s.bareSqlCpuUs.toFixed(0)} µs)${broken}`,
+        met: !broken && s.cpuRatio <= cpuGoal, profile: op.id,
+      });
+      if (engine === 'postgres' && op.kind === 'read') {
+        const sqlite = summaries.get(op.id)!.engines.sqlite;
+        const ratio = s.cpuUs / sqlite.cpuUs;
+        add({
+          target: `API CPU per read on PostgreSQL ≤ ${TARGETS.cpuPostgres}× on SQLite`, subject: op.label,
+          value: `${ratio.toFixed(2)}× (${s.cpuUs.toFixed(0)} µs against ${sqlite.cpuUs.toFixed(0)} µs)`, met: ratio <= TARGETS.cpuPostgres, profile: op.id,
+        });
+      }
       if (op.jsonOf) {
         const json = samples.get(op.jsonOf)!;
         const ratio = median(samples.get(op.id)!.map((csv, i) => csv.engines[engine]!.full.rps / json[i].engines[engine]!.full.rps));

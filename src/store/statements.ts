@@ -8,12 +8,27 @@ import type { KyselyPlugin, LogEvent } from 'kysely';
  * cost of this process, which a prepared query pays once: store/prepared.ts). Both engines'
  * Kysely instances report into it; outside `countStatements` nothing is counted.
  */
-const current = new AsyncLocalStorage<{ statements: number; compiles: number }>();
+/** A statement as it was sent: its SQL and its values. */
+export interface SentStatement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+interface Counter {
+  statements: number;
+  compiles: number;
+  /** the statements themselves, when asked for (the bench replays them) */
+  sent?: SentStatement[];
+}
+
+const current = new AsyncLocalStorage<Counter>();
 
 /** Kysely's `log` option: every statement, run or failed, is one round trip. */
-export function logStatement(_event: LogEvent): void {
+export function logStatement(event: LogEvent): void {
   const counter = current.getStore();
-  if (counter) counter.statements++;
+  if (!counter) return;
+  counter.statements++;
+  counter.sent?.push({ sql: event.query.sql, parameters: event.query.parameters });
 }
 
 /** A Kysely plugin that sees every query compiled (Kysely passes each through its plugins then). */
@@ -26,9 +41,15 @@ export const compileCounter: KyselyPlugin = {
   transformResult: async ({ result }) => result,
 };
 
-/** Runs `work` and answers its result with the statements it ran and the queries it compiled. */
-export async function countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number; compiles: number }> {
-  const counter = { statements: 0, compiles: 0 };
+/**
+ * Runs `work` and answers its result with the statements it ran and the queries it
+ * compiled; with `keep`, also the statements themselves (transaction control aside).
+ */
+export async function countStatements<T>(
+  work: () => Promise<T>,
+  options: { keep?: boolean } = {},
+): Promise<{ result: T; statements: number; compiles: number; sent: SentStatement[] }> {
+  const counter: Counter = { statements: 0, compiles: 0, ...(options.keep ? { sent: [] } : {}) };
   const result = await current.run(counter, work);
-  return { result, statements: counter.statements, compiles: counter.compiles };
+  return { result, statements: counter.statements, compiles: counter.compiles, sent: counter.sent ?? [] };
 }
