@@ -9,12 +9,8 @@ import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import fastJson from 'fast-json-stringify';
 import pg from 'pg';
+import type { SqlRoute } from './baseline-sql-routes.js';
 
-export interface SqlRoute {
-  path: string;
-  write: boolean;
-  statements: Array<{ sql: string; parameters: unknown[] }>;
-}
 
 type Rows = Array<Record<string, unknown>>;
 type Run = () => Promise<Rows[]>;
@@ -32,12 +28,29 @@ function schemaOf(results: Rows[]) {
   return { type: 'object', properties };
 }
 
+/** A statement's values for this run: ids that earlier statements of the run made take the place of the recorded ones. */
+function valuesFor(statement: SqlRoute['statements'][number], results: Rows[]): unknown[] {
+  if (!statement.idOf) return statement.parameters;
+  return statement.parameters.map((value, i) => {
+    const from = statement.idOf![i];
+    return from === null || from === undefined ? value : results[from]?.[0]?.id ?? value;
+  });
+}
+
 function sqliteRunners(file: string): (route: SqlRoute) => Run {
   const sqlite = new SQLite(file);
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
   return (route) => {
-    const statements = route.statements.map(({ sql, parameters }) => ({ statement: sqlite.prepare(sql), parameters }));
-    const all = () => statements.map(({ statement, parameters }) => (statement.reader ? (statement.all(parameters) as Rows) : (statement.run(parameters), [])));
+    const statements = route.statements.map((recorded) => ({ recorded, statement: sqlite.prepare(recorded.sql) }));
+    const all = () => {
+      const results: Rows[] = [];
+      for (const { recorded, statement } of statements) {
+        const values = valuesFor(recorded, results);
+        results.push(statement.reader ? (statement.all(values) as Rows) : (statement.run(values), []));
+      }
+      return results;
+    };
     const transaction = sqlite.transaction(all);
     return async () => (route.write ? transaction() : all());
   };
@@ -48,13 +61,13 @@ function postgresRunners(url: string): (route: SqlRoute) => Run {
   pool.on('error', () => {});
   let names = 0;
   return (route) => {
-    const statements = route.statements.map(({ sql, parameters }) => ({ name: `bare_${names++}`, text: sql, values: parameters }));
+    const statements = route.statements.map((recorded) => ({ recorded, name: `bare_${names++}` }));
     return async () => {
       const client = await pool.connect();
       try {
         if (route.write) await client.query('begin');
         const results: Rows[] = [];
-        for (const statement of statements) results.push((await client.query(statement)).rows);
+        for (const { recorded, name } of statements) results.push((await client.query({ name, text: recorded.sql, values: valuesFor(recorded, results) })).rows);
         if (route.write) await client.query('commit');
         return results;
       } catch (err) {
@@ -71,13 +84,18 @@ const runnerOf = /^postgres(ql)?:/.test(databaseUrl) ? postgresRunners(databaseU
 const app = Fastify({ logger: false });
 for (const route of routes) {
   const run = runnerOf(route);
-  let serialize: ((value: unknown) => string) | undefined;
+  // Each route runs once before the server listens: a statement that cannot be replayed stops
+  // the baseline here, rather than letting it answer fast errors that would pass for its work.
+  const first = await run().catch((err: Error) => {
+    console.error(`baseline-sql: ${route.path} cannot run its statements: ${err.message}`);
+    process.exit(1);
+  });
+  const serialize = fastJson(schemaOf(first) as never);
   app.route({
     method: ['GET', 'POST', 'PUT', 'DELETE'],
     url: route.path,
     handler: async (_request, reply) => {
       const results = await run();
-      serialize ??= fastJson(schemaOf(results) as never);
       const body: Record<string, Rows> = {};
       results.forEach((rows, i) => (body[`s${i}`] = rows));
       return reply.header('content-type', 'application/json; charset=utf-8').send(serialize(body));

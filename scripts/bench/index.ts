@@ -22,7 +22,7 @@ import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchData
 import { memoryOf } from './proc.js';
 import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown, type PostgresReport } from './report.js';
-import type { SqlRoute } from './baseline-sql.js';
+import { bareStatements, type SqlRoute } from './baseline-sql-routes.js';
 import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, startSqlBaseline, type Child } from './servers.js';
 import { countOperationStatements, type CountedCall } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
@@ -134,7 +134,7 @@ try {
   // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
   const startSql = async (engine: Engine) => {
     const file = join(options.work, `baseline-sql-${engine}.json`);
-    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', statements: statements.get(op.id)![engine]!.sent as SqlRoute['statements'] }))));
+    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', statements: bareStatements(statements.get(op.id)![engine]!.sent) }))));
     const child = await startSqlBaseline(root, file, urls[engine]!.full);
     children.push(child);
     return child;

@@ -12,6 +12,8 @@ import type { KyselyPlugin, LogEvent } from 'kysely';
 export interface SentStatement {
   sql: string;
   parameters: readonly unknown[];
+  /** the `id` of the first row it answered, if any (a new row's, for an INSERT … RETURNING) */
+  id?: unknown;
 }
 
 interface Counter {
@@ -38,7 +40,14 @@ export const compileCounter: KyselyPlugin = {
     if (counter) counter.compiles++;
     return node;
   },
-  transformResult: async ({ result }) => result,
+  transformResult: async ({ result }) => {
+    // Kysely logs a statement when the driver answers, then passes its result through the
+    // plugins: the last statement kept is this result's.
+    const sent = current.getStore()?.sent?.at(-1);
+    const first = result.rows[0] as { id?: unknown } | undefined;
+    if (sent && first && 'id' in first) sent.id = first.id;
+    return result;
+  },
 };
 
 /**
