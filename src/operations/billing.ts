@@ -1,5 +1,5 @@
 import { billingMethodsRepository, type BillingMethodRow } from '../store/repositories/billing-methods.js';
-import { compact } from '../store/rows.js';
+import { opt , type Answer } from '../store/rows.js';
 import { envelope, itemFields } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -7,7 +7,7 @@ type BillingMethod = Schemas['BillingMethodResponse'];
 
 /** Countries is always a list (empty when the method names no country). */
 export const toBillingMethod = (row: BillingMethodRow) =>
-  compact<BillingMethod>({ Id: row.id, Name: row.name, Description: row.description, Countries: row.countries });
+  ({ Id: row.id, Name: row.name, Description: opt(row.description), Countries: row.countries } satisfies Answer<BillingMethod>);
 
 const BILLING_METHOD_FIELDS = itemFields<BillingMethod>({ Id: true, Name: true, Description: true, Countries: true });
 

@@ -1,35 +1,35 @@
 import { notFound } from '../domain/refusals.js';
 import { customFieldsRepository, type CustomFieldRecord } from '../store/repositories/custom-fields.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, opt , type Answer } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 /** Row → CustomFieldQueryResponse, nested lists included (the one mapping of this area). */
 export const toCustomField = ({ field, values, services }: CustomFieldRecord) =>
-  compact<Schemas['CustomFieldQueryResponse']>({
+  ({
     Id: field.id,
     CompanyId: field.company_id,
-    GroupId: field.group_id,
+    GroupId: opt(field.group_id),
     FieldId: field.field_id,
     Name: field.name,
-    Width: field.width,
-    Column: field.column_name,
-    Description: field.description,
+    Width: opt(field.width),
+    Column: opt(field.column_name),
+    Description: opt(field.description),
     DataType: field.data_type,
-    DefaultValue: field.default_value,
+    DefaultValue: opt(field.default_value),
     IsMandatory: bool(field.is_mandatory),
-    MandatoryErrorMessage: field.mandatory_error_message,
-    MaxLength: field.max_length,
+    MandatoryErrorMessage: opt(field.mandatory_error_message),
+    MaxLength: opt(field.max_length),
     MultipleLineText: bool(field.multiple_line_text),
-    RegEx: field.reg_ex,
-    RegExId: field.reg_ex_id,
-    RegExErrorMessage: field.reg_ex_error_message,
+    RegEx: opt(field.reg_ex),
+    RegExId: opt(field.reg_ex_id),
+    RegExErrorMessage: opt(field.reg_ex_error_message),
     IsPublic: bool(field.is_public),
     IsHidden: bool(field.is_hidden),
     SortOrder: field.sort_order,
-    Table: field.table_name,
+    Table: opt(field.table_name),
     Values: values.map((v) => ({ Id: v.id, Active: bool(v.active), SortOrder: v.sort_order, Value: v.value })),
-    Services: services.map((s) => compact<Schemas['CustomFieldServiceResponse']>({ Id: s.id, Name: s.name, ImageUrl: s.image_url })),
-  });
+    Services: services.map((s) => ({ Id: s.id, Name: s.name, ImageUrl: opt(s.image_url) } satisfies Answer<Schemas['CustomFieldServiceResponse']>)),
+  } satisfies Answer<Schemas['CustomFieldQueryResponse']>);
 
 export const customFieldHandlers: HandlersOf<'DeleteCustomField'> = {
   /** Hard delete of the configuration with its values and service links; answered as it was. */

@@ -6,15 +6,15 @@ import {
   type MessageTemplateRow,
   type MessageTypeRow,
 } from '../store/repositories/messages.js';
-import { bool, code, compact } from '../store/rows.js';
+import { bool, code, opt , type Answer } from '../store/rows.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toMessageType = (row: MessageTypeRow) =>
-  compact<Schemas['MessageTypeQueryResponse']>({
-    Id: row.id, Name: row.name, Description: row.description,
-    MaxCharacters: row.max_characters, DefaultText: row.default_text, SendMethodId: code(row.send_method_id),
-  });
+  ({
+    Id: row.id, Name: row.name, Description: opt(row.description),
+    MaxCharacters: row.max_characters, DefaultText: opt(row.default_text), SendMethodId: code(row.send_method_id),
+  } satisfies Answer<Schemas['MessageTypeQueryResponse']>);
 
 /** Row → MessageTemplatesQueryResponse; `services` empty means valid for all services. */
 export const toMessageTemplate = (
@@ -22,17 +22,17 @@ export const toMessageTemplate = (
   type: MessageTypeRow,
   services: MessageServiceRow[],
 ) =>
-  compact<Schemas['MessageTemplatesQueryResponse']>({
+  ({
     Id: row.id,
     Name: row.name,
     Title: row.title,
     Body: row.body,
-    Sender: row.sender,
+    Sender: opt(row.sender),
     Default: bool(row.is_default),
     MessageType: toMessageType(type),
-    Language: row.language,
-    Services: services.map((s) => compact<Schemas['MessageServices']>({ Id: s.id, Name: s.name, ImageUrl: s.image_url })),
-  });
+    Language: opt(row.language),
+    Services: services.map((s) => ({ Id: s.id, Name: s.name, ImageUrl: opt(s.image_url) } satisfies Answer<Schemas['MessageServices']>)),
+  } satisfies Answer<Schemas['MessageTemplatesQueryResponse']>);
 
 export const messageHandlers: HandlersOf<'CreateMessageTemplate'> = {
   /**

@@ -11,7 +11,7 @@ import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } fr
 import type { RebateCodeFacts } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
 import type { PaymentView, RebateCodeAggregate, TransactionView } from '../store/repositories/rebate-codes.js';
-import { bool, code, compact } from '../store/rows.js';
+import { bool, code, opt, type Answer } from '../store/rows.js';
 import type { Row } from '../store/schema.js';
 import type { Schemas } from './types.js';
 
@@ -55,10 +55,10 @@ export const toCustomerDetails = (c: Row<'customers'>): CustomerDetails => ({
 });
 
 export const toService = (s: Pick<Row<'services'>, 'id' | 'name' | 'description' | 'active'>) =>
-  compact<Schemas['RebateCodeServiceResponse']>({ Id: s.id, Name: s.name, Description: s.description, Active: bool(s.active) });
+  ({ Id: s.id, Name: s.name, Description: opt(s.description), Active: bool(s.active) } satisfies Answer<Schemas['RebateCodeServiceResponse']>);
 
 export const toCustomer = (c: Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>) =>
-  compact<Schemas['RebateCodeCustomerResponse']>({ Id: c.id, Firstname: c.firstname, Lastname: c.lastname, Email: c.email, Phone: c.phone, ImageUrl: c.image_url });
+  ({ Id: c.id, Firstname: opt(c.firstname), Lastname: opt(c.lastname), Email: opt(c.email), Phone: opt(c.phone), ImageUrl: opt(c.image_url) } satisfies Answer<Schemas['RebateCodeCustomerResponse']>);
 
 export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
   const day = WEEKDAYS[id - 1];
@@ -67,42 +67,42 @@ export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
 
 /** `audience` public: without NotificationEmail (a staff member's address). */
 export const toArticle = ({ article: a, services }: ArticleWithServices, audience: Audience) =>
-  compact<Schemas['ArticleResponse']>({
+  ({
     CompanyId: a.company_id,
     Id: a.id,
     Name: a.name,
     ArticleTypeId: a.article_type_id,
-    Description: a.description,
-    ImageUrl: a.image_url,
+    Description: opt(a.description),
+    ImageUrl: opt(a.image_url),
     Active: bool(a.active),
-    Amount: a.amount,
-    Price: a.price,
-    CurrencyId: a.currency_id,
+    Amount: opt(a.amount),
+    Price: opt(a.price),
+    CurrencyId: opt(a.currency_id),
     SortOrder: a.sort_order,
     UpdatedDate: a.updated_date,
     CreatedDate: a.created_date,
-    Duration: a.duration,
+    Duration: opt(a.duration),
     Services: services.map((s) => ({ CompanyId: s.company_id, Id: s.id, ServiceId: s.service_id, ArticleId: s.article_id })),
     ServiceIds: services.map((s) => s.service_id),
-    PriceSign: a.price_sign,
-    VAT: a.vat,
-    ValidDays: a.valid_days,
-    MaxQuantity: a.max_quantity,
+    PriceSign: opt(a.price_sign),
+    VAT: opt(a.vat),
+    ValidDays: opt(a.valid_days),
+    MaxQuantity: opt(a.max_quantity),
     SendNotification: bool(a.send_notification),
-    NotificationEmail: audience === 'administrator' ? a.notification_email : undefined,
-  });
+    NotificationEmail: audience === 'administrator' ? opt(a.notification_email) : undefined,
+  } satisfies Answer<Schemas['ArticleResponse']>);
 
 /** Usage as signed text (`-1`, `2`), as the document types it. */
 export const toTransaction = (t: TransactionView) =>
-  compact<Schemas['RebateCodeTransactionQueryResponse']>({
+  ({
     Id: t.id,
     CompanyId: t.company_id,
-    Note: t.note,
+    Note: opt(t.note),
     RebateCodeId: t.rebate_code_id, RebateCodeSign: t.code_sign,
     RebateCodeTypeId: code(t.code_type_id), RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
     Amount: t.amount,
     Usage: String(t.usage),
-    BookingId: t.booking_id,
+    BookingId: opt(t.booking_id),
     UpdatedDate: t.updated_date, CreatedDate: t.created_date,
     Service:
       t.service_id === null || t.service_name === null
@@ -112,11 +112,11 @@ export const toTransaction = (t: TransactionView) =>
       t.customer_id === null
         ? undefined
         : toCustomer({ id: t.customer_id, firstname: t.customer_firstname, lastname: t.customer_lastname, email: t.customer_email, phone: t.customer_phone, image_url: t.customer_image_url }),
-    PriceSign: t.code_price_sign,
-  });
+    PriceSign: opt(t.code_price_sign),
+  } satisfies Answer<Schemas['RebateCodeTransactionQueryResponse']>);
 
 const toPayment = (p: PaymentView) =>
-  compact<Schemas['PaymentLogResponse']>({ Id: p.id, Amount: p.amount, AmountCredited: p.amount_credited, CurrencyId: p.currency_id, Comments: p.comments, Created: p.created, Updated: p.updated });
+  ({ Id: p.id, Amount: opt(p.amount), AmountCredited: opt(p.amount_credited), CurrencyId: opt(p.currency_id), Comments: opt(p.comments), Created: p.created, Updated: p.updated } satisfies Answer<Schemas['PaymentLogResponse']>);
 
 /**
  * The code as `audience` may see it. The public view never carries who bought, paid with
@@ -127,22 +127,22 @@ const toPayment = (p: PaymentView) =>
 export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience: Audience): Schemas['RebateCodeResponse'] {
   const c = a.code;
   const full = audience === 'administrator';
-  return compact<Schemas['RebateCodeResponse']>({
+  return ({
     Id: c.id,
     CompanyId: c.company_id,
     ValidFrom: c.valid_from,
     ValidTo: c.valid_to,
-    FromTime: c.from_time,
-    ToTime: c.to_time,
-    CreatedBy: full ? c.created_by : undefined,
-    UpdatedBy: full ? c.updated_by : undefined,
+    FromTime: opt(c.from_time),
+    ToTime: opt(c.to_time),
+    CreatedBy: full ? opt(c.created_by) : undefined,
+    UpdatedBy: full ? opt(c.updated_by) : undefined,
     Created: c.created,
     Updated: c.updated,
-    PersonalNote: full ? c.personal_note : undefined,
+    PersonalNote: full ? opt(c.personal_note) : undefined,
     RebateCodeSign: c.sign,
     RebateCodeValue: c.value,
     RebateCodeTypeId: code(c.type_id),
-    Name: c.name,
+    Name: opt(c.name),
     RebateCodeStatusId: code(c.status_id),
     StatusName: rebateCodeStatusName(c.status_id),
     MaxNumberOfUses: c.max_number_of_uses,
@@ -152,15 +152,15 @@ export function toRebateCode(a: RebateCodeAggregate, include: Includes, audience
     Services: include.services ? a.services.map(toService) : undefined,
     Article: a.article ? toArticle(a.article, audience) : undefined,
     Transactions: full ? a.transactions.map(toTransaction) : undefined,
-    RemainingAmount: c.remaining_amount,
-    RemainingUsage: c.remaining_usage,
+    RemainingAmount: opt(c.remaining_amount),
+    RemainingUsage: opt(c.remaining_usage),
     Customers: full && include.customers ? a.customers.map(toCustomer) : undefined,
     PaymentReceived: bool(c.payment_received),
-    RebateCodeCurrencySign: c.currency_sign,
+    RebateCodeCurrencySign: opt(c.currency_sign),
     ActiveByStatus: activeByStatus(c.status_id),
-    PriceSign: c.price_sign,
+    PriceSign: opt(c.price_sign),
     RebateCodeTypeName: rebateCodeTypeName(c.type_id),
-    Company: a.company ? compact<Schemas['RebateCodeCompanyResponse']>({ SitePath: a.company.site_path, PaymentProviderId: a.company.payment_provider_id }) : undefined,
+    Company: a.company ? ({ SitePath: opt(a.company.site_path), PaymentProviderId: opt(a.company.payment_provider_id) } satisfies Answer<Schemas['RebateCodeCompanyResponse']>) : undefined,
     PaymentLog: full ? a.payments.map(toPayment) : undefined,
-  });
+  } satisfies Answer<Schemas['RebateCodeResponse']>);
 }

@@ -1,5 +1,5 @@
 import { printoutsRepository, type PrintoutRow } from '../store/repositories/printouts.js';
-import { compact } from '../store/rows.js';
+import { opt , type Answer } from '../store/rows.js';
 import { envelope, itemFields } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -7,13 +7,13 @@ type Printout = Schemas['PrintoutQueryResponse'];
 
 /** Empty cells are stored as SQL null and omitted, like every null of the API. */
 export const toPrintout = (row: PrintoutRow) =>
-  compact<Printout>({
+  ({
     Id: row.id,
     Name: row.name,
-    HeaderLeftCell: row.header_left_cell, HeaderMiddleCell: row.header_middle_cell, HeaderRightCell: row.header_right_cell,
-    BodyCell: row.body_cell,
-    FooterLeftCell: row.footer_left_cell, FooterMiddleCell: row.footer_middle_cell, FooterRightCell: row.footer_right_cell,
-  });
+    HeaderLeftCell: opt(row.header_left_cell), HeaderMiddleCell: opt(row.header_middle_cell), HeaderRightCell: opt(row.header_right_cell),
+    BodyCell: opt(row.body_cell),
+    FooterLeftCell: opt(row.footer_left_cell), FooterMiddleCell: opt(row.footer_middle_cell), FooterRightCell: opt(row.footer_right_cell),
+  } satisfies Answer<Printout>);
 
 const PRINTOUT_FIELDS = itemFields<Printout>({
   Id: true,

@@ -1,41 +1,41 @@
 import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, opt, type Answer } from '../store/rows.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
-// Row → API mapping of resource types. `compact` drops SQL nulls (the API omits them).
+// Row → API mapping of resource types. `opt` makes SQL nulls absent (the API omits them).
 
 const toMember = (r: MemberRow) =>
-  compact<Schemas['ResourceTypeResource']>({
+  ({
     Id: r.id,
     Name: r.name,
     Active: bool(r.active),
-    Description: r.description,
-    Email: r.email,
-    Phone: r.mobile_phone,
-    Color: r.color,
-    ImageUrl: r.image_url,
-    Priority: r.priority,
+    Description: opt(r.description),
+    Email: opt(r.email),
+    Phone: opt(r.mobile_phone),
+    Color: opt(r.color),
+    ImageUrl: opt(r.image_url),
+    Priority: opt(r.priority),
     EmailNotification: bool(r.email_notification),
     SMSNotification: bool(r.sms_notification),
     // The reminders are nullable on the resource; "not set" reads as "no reminder" here.
     EmailReminder: bool(r.send_email_reminder),
     SMSReminder: bool(r.send_sms_reminder),
-  });
+  } satisfies Answer<Schemas['ResourceTypeResource']>);
 
 export const toResourceType = ({ type, resources }: FullResourceType) =>
-  compact<Schemas['ResourceTypeQueryResponse']>({
+  ({
     Id: type.id,
     Name: type.name,
-    Description: type.description,
+    Description: opt(type.description),
     // Callers of the operations that answer this are administrators: every member is listed.
     Resources: resources.map(toMember),
     Active: bool(type.active),
     Created: type.created,
     Updated: type.updated,
-  });
+  } satisfies Answer<Schemas['ResourceTypeQueryResponse']>);
 
 export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
   /**

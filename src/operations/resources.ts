@@ -7,33 +7,33 @@ import {
   type ExceptionRow,
   type FullResource,
 } from '../store/repositories/resources.js';
-import { bool, code, compact, optBool } from '../store/rows.js';
+import { bool, code, opt, optBool , type Answer } from '../store/rows.js';
 import { toTag } from './tags.js';
 import type { HandlersOf, Schemas } from './types.js';
 
-// Row → API mapping of the resources area. `compact` drops SQL nulls (the API omits them).
+// Row → API mapping of the resources area. `opt` makes SQL nulls absent (the API omits them).
 
 const toException = (row: ExceptionRow) =>
-  compact<Schemas['TimeException']>({
+  ({
     Id: row.id,
     IsRecurring: bool(row.is_recurring), IsBlock: bool(row.is_block),
-    ReasonText: row.reason_text, ReasonTextPublic: row.reason_text_public,
+    ReasonText: opt(row.reason_text), ReasonTextPublic: opt(row.reason_text_public),
     From: row.from, To: row.to,
     ResourceIds: row.resource_ids,
-  });
+  } satisfies Answer<Schemas['TimeException']>);
 
 const toCustomer = (row: CustomerRow) =>
-  compact<Schemas['BookedCustomer']>({
-    Id: row.id, Firstname: row.firstname, Lastname: row.lastname,
-    Email: row.email, Phone: row.phone, SocialUserName: row.social_user_name, ImageUrl: row.image_url,
-    PersonalIdentityNumber: row.personal_identity_number, CorporateIdentityNumber: row.corporate_identity_number,
-    InvoiceAddress1: row.invoice_address1, InvoiceAddress2: row.invoice_address2, InvoiceCity: row.invoice_city,
-    InvoicePostalCode: row.invoice_postal_code, InvoiceCountryCode: row.invoice_country_code,
+  ({
+    Id: row.id, Firstname: opt(row.firstname), Lastname: opt(row.lastname),
+    Email: opt(row.email), Phone: opt(row.phone), SocialUserName: opt(row.social_user_name), ImageUrl: opt(row.image_url),
+    PersonalIdentityNumber: opt(row.personal_identity_number), CorporateIdentityNumber: opt(row.corporate_identity_number),
+    InvoiceAddress1: opt(row.invoice_address1), InvoiceAddress2: opt(row.invoice_address2), InvoiceCity: opt(row.invoice_city),
+    InvoicePostalCode: opt(row.invoice_postal_code), InvoiceCountryCode: opt(row.invoice_country_code),
     Tags: row.tags.map(toTag),
-  });
+  } satisfies Answer<Schemas['BookedCustomer']>);
 
 const toBookedTime = (row: BookingRow) =>
-  compact<Schemas['BookedTime']>({
+  ({
     Id: row.id,
     ServiceId: row.service_id,
     From: row.from, To: row.to,
@@ -41,30 +41,30 @@ const toBookedTime = (row: BookingRow) =>
     PauseAfterInMinutes: row.pause_after_in_minutes,
     StatusId: code(row.status_id), Status: bookingStatusName(row.status_id),
     Customer: row.customer && toCustomer(row.customer),
-  });
+  } satisfies Answer<Schemas['BookedTime']>);
 
 export const toResource = ({ resource: r, exceptions, bookings }: FullResource) =>
-  compact<Schemas['ResourceQueryResponse']>({
+  ({
     Id: r.id,
     Name: r.name,
-    Description: r.description,
+    Description: opt(r.description),
     Active: bool(r.active),
-    Color: r.color,
-    Email: r.email,
-    ImageUrl: r.image_url,
-    MobilePhone: r.mobile_phone,
-    AccessGroup: r.access_group,
+    Color: opt(r.color),
+    Email: opt(r.email),
+    ImageUrl: opt(r.image_url),
+    MobilePhone: opt(r.mobile_phone),
+    AccessGroup: opt(r.access_group),
     EmailNotification: bool(r.email_notification),
     SMSNotification: bool(r.sms_notification),
     SendEmailReminder: optBool(r.send_email_reminder),
     SendSMSReminder: optBool(r.send_sms_reminder),
-    ResourceCategory: code(r.resource_category),
-    RelayStartsBeforeMinutes: r.relay_starts_before_minutes,
+    ResourceCategory: opt(code(r.resource_category)),
+    RelayStartsBeforeMinutes: opt(r.relay_starts_before_minutes),
     Exceptions: exceptions.map(toException),
     Bookings: bookings.map(toBookedTime),
     Created: r.created,
     Updated: r.updated,
-  });
+  } satisfies Answer<Schemas['ResourceQueryResponse']>);
 
 export const resourceHandlers: HandlersOf<'DeleteResource'> = {
   /**

@@ -1,13 +1,13 @@
 import { notFound } from '../domain/refusals.js';
 import { tagsRepository, type TagRow } from '../store/repositories/tags.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, opt , type Answer } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toTag = (row: TagRow) =>
-  compact<Schemas['TagResponse']>({
-    Id: row.id, CompanyId: row.company_id, Name: row.name, Scope: row.scope,
-    Color: row.color, SortOrder: row.sort_order, Active: bool(row.active), CreatedDate: row.created_date,
-  });
+  ({
+    Id: row.id, CompanyId: row.company_id, Name: row.name, Scope: opt(row.scope),
+    Color: opt(row.color), SortOrder: row.sort_order, Active: bool(row.active), CreatedDate: row.created_date,
+  } satisfies Answer<Schemas['TagResponse']>);
 
 export const tagHandlers: HandlersOf<'DeleteTag'> = {
   /** Soft delete: the tag is kept with Active = false. */

@@ -7,7 +7,7 @@ import {
   type DeliveryStatus,
   type MessageRow,
 } from '../store/repositories/webhook-deliveries.js';
-import { bool, compact } from '../store/rows.js';
+import { bool, opt , type Answer } from '../store/rows.js';
 import { inTransaction } from '../store/transactions.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
@@ -18,39 +18,39 @@ const STATUS_OF_NAME = Object.fromEntries(Object.entries(STATUS_NAMES).map(([sta
 
 /** Attempt row → WebhookAttempt (Svix's MessageAttemptOut, in this API's casing). */
 const toAttempt = (row: AttemptRow) =>
-  compact<Schemas['WebhookAttempt']>({
+  ({
     Id: row.id,
     Timestamp: row.attempted_at,
     Url: row.url,
     Status: bool(row.succeeded) ? 'Success' : 'Fail',
-    ResponseStatusCode: row.status_code,
+    ResponseStatusCode: opt(row.status_code),
     ResponseDurationMs: row.duration_ms,
-    Response: row.response,
-    Error: row.error,
-  });
+    Response: opt(row.response),
+    Error: opt(row.error),
+  } satisfies Answer<Schemas['WebhookAttempt']>);
 
 /** Delivery row → WebhookMessage (Svix's EndpointMessageOut), its attempts oldest first. */
 const toMessage = (row: MessageRow) =>
-  compact<Schemas['WebhookMessage']>({
+  ({
     Id: row.message_id,
     EventType: row.event_type as Schemas['WebhookEventType'],
     Timestamp: row.created,
     Status: STATUS_NAMES[row.status as DeliveryStatus],
-    NextAttempt: row.status === 'pending' ? row.next_attempt_at : null,
+    NextAttempt: opt(row.status === 'pending' ? row.next_attempt_at : null),
     Payload: JSON.parse(row.payload) as Schemas['WebhookEvent'],
     Attempts: row.attempt_rows.map(toAttempt),
-  });
+  } satisfies Answer<Schemas['WebhookMessage']>);
 
 /** Row → WebhookEndpoint, the Secret included (the caller administers the endpoint). */
 export const toWebhookEndpoint = (row: WebhookEndpointRow) =>
-  compact<Schemas['WebhookEndpoint']>({
+  ({
     Id: row.id,
     Url: row.url,
-    Description: row.description,
+    Description: opt(row.description),
     Disabled: bool(row.disabled),
     EventTypes: JSON.parse(row.event_types) as string[],
     Secret: row.secret,
-  });
+  } satisfies Answer<Schemas['WebhookEndpoint']>);
 
 export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpointMessageQuery'> = {
   /**

@@ -8,25 +8,14 @@ export const optBool = (value: number | boolean | null | undefined): boolean | u
   value === null || value === undefined ? undefined : bool(value);
 
 /**
- * What a mapper hands `compact` for an answer of type T: T's fields, where an optional one
- * may also be SQL null. A required field must be there, and not null.
+ * SQL null as absent. The API omits null values, and its serializers (fast-json-stringify for
+ * JSON, the CSV writer) skip absent ones: a mapper that writes `opt(column)` builds its answer
+ * in one pass, with no `compact` over it afterwards.
  */
-export type Nullable<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
+export const opt = <V>(value: V | null): V | undefined => (value === null ? undefined : value);
 
-/**
- * The answer T with its null and undefined fields dropped (the API omits null and absent
- * values alike). Name T, `compact<Schemas['TagResponse']>({ … })`, so the compiler checks
- * every field against the contract's type.
- */
-export function compact<T extends object>(value: Nullable<T>): T {
-  const out: Partial<T> = {};
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    const item = value[key];
-    // Nullable<T> differs from T only by null on optional fields, and null is dropped here.
-    if (item !== undefined && item !== null) out[key] = item as T[keyof T];
-  }
-  return out as T;
-}
+/** An answer of type T as a mapper builds it: no field is null (opt makes a SQL null absent). */
+export type Answer<T> = { [K in keyof T]: Exclude<T[K], null> };
 
 /**
  * A stored code as the contract's integer enum it carries (RebateCodeType, BookingStatusId,
