@@ -1,12 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Schemas } from '../operations/types.js';
 import type { Store } from '../store/db.js';
 import { webhookDeliveriesRepository } from '../store/repositories/webhook-deliveries.js';
 
 export type WebhookEventType = Schemas['WebhookEventType'];
 
-/** A message id, sent as `webhook-id`: unique, and the same on every retry of the message. */
-export const newMessageId = () => `msg_${randomBytes(16).toString('hex')}`;
+/**
+ * A message id, sent as `webhook-id`: unique (a random UUID's 122 bits, as 32 hex digits), and
+ * the same on every retry of the message. randomUUID draws from a buffered pool of entropy,
+ * where randomBytes asks the system for each id.
+ */
+export const newMessageId = () => `msg_${randomUUID().replaceAll('-', '')}`;
 
 /**
  * How long a new event waits for the node that recorded it: that node claims it by id once

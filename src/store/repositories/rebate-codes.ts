@@ -169,9 +169,10 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
       const query = bySign({ withHistory: options.withHistory, withEmail: email !== undefined });
       const row = await query.takeFirst(db, { companyId, signKey: rebateCodeSignKey(sign), email: email?.trim() ?? '' });
       if (!row) return undefined;
-      const { days_json, services_json, customers_json, article_json, article_services_json, company_json, transactions_json, payments_json, customer_uses, ...code } = row;
+      const { days_json, services_json, customers_json, article_json, article_services_json, company_json, transactions_json, payments_json, customer_uses } = row;
       const aggregate: RebateCodeAggregate = {
-        code,
+        // The row itself, its list columns beside the code's: nothing reads a code's fields by enumerating them.
+        code: row,
         days: parseJson(days_json).map((d) => d.day_of_week),
         services: parseJson(services_json),
         customers: parseJson(customers_json),
