@@ -30,15 +30,47 @@ export function define(target: Record<string, unknown>, key: string, value: unkn
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function typesOf(schema: JsonSchema): Set<string> {
+/**
+ * What coercion reads of a schema, worked out once per schema object (the route's schemas
+ * live as long as the app): its types, members by exact and by lower-cased name, items and
+ * additional members.
+ */
+interface SchemaFacts {
+  types: Set<string>;
+  properties: Record<string, JsonSchema>;
+  byLowerName: Map<string, string>;
+  items?: JsonSchema;
+  extra?: JsonSchema;
+  maxItems?: number;
+}
+
+const facts = new WeakMap<JsonSchema, SchemaFacts>();
+
+function factsOf(schema: JsonSchema): SchemaFacts {
+  let known = facts.get(schema);
+  if (known) return known;
   const types = new Set<string>();
-  const add = (s: JsonSchema) => {
+  for (const s of [schema, ...(schema.allOf ?? [])]) {
     if (typeof s.type === 'string') types.add(s.type);
     else if (Array.isArray(s.type)) for (const t of s.type) types.add(t);
+  }
+  const properties = propertiesOf(schema) ?? {};
+  const byLowerName = new Map<string, string>();
+  for (const name of Object.keys(properties)) {
+    if (!byLowerName.has(name.toLowerCase())) byLowerName.set(name.toLowerCase(), name);
+  }
+  const extra = schema.additionalProperties ?? schema.allOf?.find((s) => s.additionalProperties)?.additionalProperties;
+  const maxItems = [schema, ...(schema.allOf ?? [])].find((s) => typeof s.maxItems === 'number')?.maxItems as number | undefined;
+  known = {
+    types,
+    properties,
+    byLowerName,
+    items: schema.items ?? schema.allOf?.find((s) => s.items)?.items,
+    extra: typeof extra === 'object' ? extra : undefined,
+    maxItems,
   };
-  add(schema);
-  for (const part of schema.allOf ?? []) add(part);
-  return types;
+  facts.set(schema, known);
+  return known;
 }
 
 export function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> | undefined {
@@ -47,23 +79,13 @@ export function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> | u
   return Object.assign({}, ...parts.map((s) => s.properties)) as Record<string, JsonSchema>;
 }
 
-function itemsOf(schema: JsonSchema): JsonSchema | undefined {
-  return schema.items ?? schema.allOf?.find((s) => s.items)?.items;
-}
-
 /**
  * A list longer than its schema's maxItems, cut to maxItems + 1 items: it is refused by its
  * size rule all the same, whose error stands for the whole list (its items get none), and
  * validation then never walks a million items of a 1 MB comma list to say so.
  */
-function beyondMaxItems(list: unknown[], schema: JsonSchema): unknown[] {
-  const max = [schema, ...(schema.allOf ?? [])].find((s) => typeof s.maxItems === 'number')?.maxItems as number | undefined;
+function beyondMaxItems(list: unknown[], max: number | undefined): unknown[] {
   return max !== undefined && list.length > max + 1 ? list.slice(0, max + 1) : list;
-}
-
-function additionalOf(schema: JsonSchema): JsonSchema | undefined {
-  const extra = schema.additionalProperties ?? schema.allOf?.find((s) => s.additionalProperties)?.additionalProperties;
-  return typeof extra === 'object' ? extra : undefined;
 }
 
 /**
@@ -119,7 +141,8 @@ export function coerceToSchema(value: unknown, schema: JsonSchema): unknown {
 
 function coerce(value: unknown, schema: JsonSchema, depth: number): unknown {
   if (value === null || value === undefined || depth > MAX_NESTING || typeof schema !== 'object' || schema === null) return value;
-  const types = typesOf(schema);
+  const known = factsOf(schema);
+  const types = known.types;
 
   if (typeof value === 'object' && RAW_CELL in value && types.has('string') && !types.has('array') && !types.has('object')) {
     return (value as { [RAW_CELL]: string })[RAW_CELL];
@@ -133,11 +156,11 @@ function coerce(value: unknown, schema: JsonSchema, depth: number): unknown {
     return member !== undefined ? member : coerceScalar(value, schema, types);
   }
   if (Array.isArray(value)) {
-    const items = itemsOf(schema);
-    const list = beyondMaxItems(value, schema);
+    const items = known.items;
+    const list = beyondMaxItems(value, known.maxItems);
     return items ? list.map((item) => coerce(item, items, depth + 1)) : list;
   }
-  if (isRecord(value)) return coerceObject(value, schema, depth);
+  if (isRecord(value)) return coerceObject(value, known, depth);
   return value;
 }
 
@@ -152,15 +175,10 @@ function readStructured(text: string, types: Set<string>): unknown {
   return undefined;
 }
 
-function coerceObject(value: Record<string, unknown>, schema: JsonSchema, depth: number): Record<string, unknown> {
-  const properties = propertiesOf(schema) ?? {};
-  const extra = additionalOf(schema);
-  const byLowerName = new Map<string, string>();
-  for (const name of Object.keys(properties)) {
-    if (!byLowerName.has(name.toLowerCase())) byLowerName.set(name.toLowerCase(), name);
-  }
+function coerceObject(value: Record<string, unknown>, { properties, byLowerName, extra }: SchemaFacts, depth: number): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const member = value[key];
     const exact = Object.hasOwn(properties, key);
     const name = exact ? key : (byLowerName.get(key.toLowerCase()) ?? key);
     // An exact spelling wins over a differently cased duplicate of the same field.
