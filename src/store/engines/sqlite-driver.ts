@@ -95,8 +95,9 @@ class SqliteConnection implements DatabaseConnection {
 }
 
 class SqliteDriver implements Driver {
-  #busy?: Promise<void>;
-  #release?: () => void;
+  #busy = false;
+  /** who waits for the connection, first come first served */
+  readonly #waiting: Array<() => void> = [];
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -105,17 +106,23 @@ class SqliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    while (this.#busy) await this.#busy;
-    this.#busy = new Promise((resolve) => (this.#release = resolve));
-    return this.connection;
+  /**
+   * The connection, once its holder releases it. Released, it passes straight to the next in
+   * line: under load, one release wakes one waiter, where every waiter polling a shared
+   * promise would wake them all to find it taken again.
+   */
+  acquireConnection(): Promise<DatabaseConnection> {
+    if (!this.#busy) {
+      this.#busy = true;
+      return Promise.resolve(this.connection);
+    }
+    return new Promise((resolve) => this.#waiting.push(() => resolve(this.connection)));
   }
 
   async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#busy = undefined;
-    this.#release = undefined;
-    release?.();
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#busy = false;
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
