@@ -40,7 +40,9 @@ function valuesFor(statement: SqlRoute['statements'][number], results: Rows[]): 
 function sqliteRunners(file: string): (route: SqlRoute) => Run {
   const sqlite = new SQLite(file);
   sqlite.pragma('busy_timeout = 5000');
+  // The store's own settings (engines/sqlite.ts): what a commit and a foreign key cost is part of the work.
   sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
   return (route) => {
     const statements = route.statements.map((recorded) => ({ recorded, statement: sqlite.prepare(recorded.sql) }));
     const all = () => {
