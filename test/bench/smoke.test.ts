@@ -43,7 +43,7 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     for (const name of engines) {
       const measured = op.engines[name];
       t.ok(measured.answer.ok, `${op.id} on ${name} answered its expected status (got ${measured.answer.status})`);
-      for (const field of ['rps', 'ratioFastify', 'ratioNode', 'p50', 'p99', 'smallP99', 'growth']) {
+      for (const field of ['rps', 'ratioFastify', 'ratioNode', 'p50', 'p99', 'smallP99', 'growth', 'cpuUs', 'bareSqlCpuUs', 'cpuRatio']) {
         t.ok(Number.isFinite(measured[field]) && measured[field] > 0, `${op.id} on ${name}: ${field} is a positive number (${measured[field]})`);
       }
       const counted = results.statements[op.id][name];
@@ -53,7 +53,12 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     if (engine === 'postgres') t.ok(op.postgresOverSqlite > 0, `${op.id}: PostgreSQL / SQLite is a positive ratio (${op.postgresOverSqlite})`);
   }
   for (const name of engines) t.ok(results.servers[name].full.startupMs > 0 && results.servers[name].full.peakRssKb > 0, `start-up time and peak RSS are measured on ${name}`);
-  t.equal(results.checks.length, 20 * engines.length, 'every target has a verdict on every engine');
+  // Per engine: each operation's throughput and CPU per request, the CSV and growth targets of the
+  // operations that have them, RSS, start-up and the four webhook targets; on PostgreSQL also
+  // each read's CPU against SQLite's.
+  const reads = OPERATIONS.filter((op) => op.kind === 'read').length;
+  const perEngine = 2 * OPERATIONS.length + OPERATIONS.filter((op) => op.jsonOf).length + OPERATIONS.filter((op) => op.growthTarget).length + 2 + 4;
+  t.equal(results.checks.length, perEngine * engines.length + (engines.includes('postgres') ? reads : 0), 'every target has a verdict on every engine');
 
   t.same(Object.keys(results.webhooks), engines, `the webhook measurement ran on ${engines.join(' and ')}`);
   for (const name of engines) {
