@@ -1,4 +1,4 @@
-import type { FieldError } from '../domain/refusals.js';
+import { Answered, type FieldError } from '../domain/refusals.js';
 
 export { displayName, type FieldError } from '../domain/refusals.js';
 
@@ -44,7 +44,8 @@ const boundedError = (error: FieldError): FieldError => ({
   Message: excerpt(error.Message, MAX_MESSAGE),
 });
 
-export class ApiError extends Error {
+/** The HTTP layer's refusal: an answer, so it takes no stack trace either (Answered). */
+export class ApiError extends Answered {
   constructor(
     readonly statusCode: number,
     readonly errorCode: string,
