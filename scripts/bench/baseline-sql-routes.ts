@@ -4,12 +4,15 @@ import type { SentStatement } from '../../src/store/statements.js';
 export interface SqlRoute {
   path: string;
   write: boolean;
-  statements: Array<{
+  /** the statements of one or more calls, replayed in turn: each call's list has the same SQL */
+  variants: Array<SqlStatement[]>;
+}
+
+export interface SqlStatement {
     sql: string;
     parameters: unknown[];
-    /** per parameter: the index of the earlier statement whose new row's id it is, to use the id that statement makes now */
-    idOf?: Array<number | null>;
-  }>;
+  /** per parameter: the index of the earlier statement whose new row's id it is, to use the id that statement makes now */
+  idOf?: Array<number | null>;
 }
 
 const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|savepoint|release)\b/i;
@@ -19,7 +22,7 @@ const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|savepo
  * write's in a transaction of its own). A parameter that is the id an earlier INSERT made
  * (a new template's links name it) is marked, so that a replay uses the id its own INSERT makes.
  */
-export function bareStatements(sent: SentStatement[]): SqlRoute['statements'] {
+export function bareStatements(sent: SentStatement[]): SqlStatement[] {
   const kept = sent.filter((s) => !TRANSACTION_CONTROL.test(s.sql));
   return kept.map((s, i) => {
     const made = kept.slice(0, i).map((earlier, j) => (/^\s*insert\b/i.test(earlier.sql) && typeof earlier.id === 'number' ? [j, earlier.id] as const : undefined)).filter((x) => x !== undefined);

@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import fastJson from 'fast-json-stringify';
 import pg from 'pg';
-import type { SqlRoute } from './baseline-sql-routes.js';
+import type { SqlRoute, SqlStatement } from './baseline-sql-routes.js';
 
 
 type Rows = Array<Record<string, unknown>>;
@@ -29,7 +29,7 @@ function schemaOf(results: Rows[]) {
 }
 
 /** A statement's values for this run: ids that earlier statements of the run made take the place of the recorded ones. */
-function valuesFor(statement: SqlRoute['statements'][number], results: Rows[]): unknown[] {
+function valuesFor(statement: SqlStatement, results: Rows[]): unknown[] {
   if (!statement.idOf) return statement.parameters;
   return statement.parameters.map((value, i) => {
     const from = statement.idOf![i];
@@ -37,39 +37,60 @@ function valuesFor(statement: SqlRoute['statements'][number], results: Rows[]): 
   });
 }
 
+/**
+ * A route's runner: each call replays the next recorded call's statements (with that call's
+ * values), in turn. Statements are prepared once per SQL text.
+ */
 function sqliteRunners(file: string): (route: SqlRoute) => Run {
   const sqlite = new SQLite(file);
   sqlite.pragma('busy_timeout = 5000');
   // The store's own settings (engines/sqlite.ts): what a commit and a foreign key cost is part of the work.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  const prepared = new Map<string, SQLite.Statement>();
+  const statementOf = (sql: string) => {
+    let statement = prepared.get(sql);
+    if (!statement) prepared.set(sql, (statement = sqlite.prepare(sql)));
+    return statement;
+  };
   return (route) => {
-    const statements = route.statements.map((recorded) => ({ recorded, statement: sqlite.prepare(recorded.sql) }));
-    const all = () => {
+    const calls = route.variants.map((call) => call.map((recorded) => ({ recorded, statement: statementOf(recorded.sql) })));
+    let next = 0;
+    const replay = (call: (typeof calls)[number]) => {
       const results: Rows[] = [];
-      for (const { recorded, statement } of statements) {
+      for (const { recorded, statement } of call) {
         const values = valuesFor(recorded, results);
         results.push(statement.reader ? (statement.all(values) as Rows) : (statement.run(values), []));
       }
       return results;
     };
-    const transaction = sqlite.transaction(all);
-    return async () => (route.write ? transaction() : all());
+    const transaction = sqlite.transaction(replay);
+    return async () => {
+      const call = calls[next++ % calls.length];
+      return route.write ? transaction(call) : replay(call);
+    };
   };
 }
 
 function postgresRunners(url: string): (route: SqlRoute) => Run {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', () => {});
-  let names = 0;
+  const names = new Map<string, string>();
+  const nameOf = (sql: string) => {
+    let name = names.get(sql);
+    if (!name) names.set(sql, (name = `bare_${names.size}`));
+    return name;
+  };
   return (route) => {
-    const statements = route.statements.map((recorded) => ({ recorded, name: `bare_${names++}` }));
+    const calls = route.variants.map((call) => call.map((recorded) => ({ recorded, name: nameOf(recorded.sql) })));
+    let next = 0;
     return async () => {
+      const call = calls[next++ % calls.length];
       const client = await pool.connect();
       try {
         if (route.write) await client.query('begin');
         const results: Rows[] = [];
-        for (const { recorded, name } of statements) results.push((await client.query({ name, text: recorded.sql, values: valuesFor(recorded, results) })).rows);
+        for (const { recorded, name } of call) results.push((await client.query({ name, text: recorded.sql, values: valuesFor(recorded, results) })).rows);
         if (route.write) await client.query('commit');
         return results;
       } catch (err) {
@@ -86,13 +107,17 @@ const runnerOf = /^postgres(ql)?:/.test(databaseUrl) ? postgresRunners(databaseU
 const app = Fastify({ logger: false });
 for (const route of routes) {
   const run = runnerOf(route);
-  // Each route runs once before the server listens: a statement that cannot be replayed stops
-  // the baseline here, rather than letting it answer fast errors that would pass for its work.
-  const first = await run().catch((err: Error) => {
-    console.error(`baseline-sql: ${route.path} cannot run its statements: ${err.message}`);
-    process.exit(1);
-  });
-  const serialize = fastJson(schemaOf(first) as never);
+  // Each recorded call runs once before the server listens: a statement that cannot be replayed
+  // stops the baseline here, rather than letting it answer fast errors that would pass for its work.
+  let first: Rows[] | undefined;
+  for (let i = 0; i < route.variants.length; i++) {
+    const results = await run().catch((err: Error) => {
+      console.error(`baseline-sql: ${route.path} cannot run its statements: ${err.message}`);
+      process.exit(1);
+    });
+    first ??= results;
+  }
+  const serialize = fastJson(schemaOf(first!) as never);
   app.route({
     method: ['GET', 'POST', 'PUT', 'DELETE'],
     url: route.path,

@@ -134,7 +134,7 @@ try {
   // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
   const startSql = async (engine: Engine) => {
     const file = join(options.work, `baseline-sql-${engine}.json`);
-    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', statements: bareStatements(statements.get(op.id)![engine]!.sent) }))));
+    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', variants: statements.get(op.id)![engine]!.variants.map(bareStatements) }))));
     const child = await startSqlBaseline(root, file, urls[engine]!.full);
     children.push(child);
     return child;

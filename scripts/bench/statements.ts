@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/db.js';
 import { countStatements, type SentStatement } from '../../src/store/statements.js';
 import type { Operation, OpRequest } from './operations.js';
+import { createRng } from './rng.js';
 
 /** One call of an operation with the SQL statements it ran. */
 export interface CountedCall {
@@ -12,7 +13,16 @@ export interface CountedCall {
   ok: boolean;
   /** the statements themselves, which the bare SQL baseline replays (baseline-sql.ts) */
   sent: SentStatement[];
+  /**
+   * The statements of more calls, for an operation whose load varies its request (a pool of
+   * codes or resources): the baseline replays them in turn, so that it reads and writes the
+   * same rows the API is sent to, not one row kept hot.
+   */
+  variants: SentStatement[][];
 }
+
+/** How many varied calls of an operation are recorded for the baseline to replay. */
+const VARIANTS = 32;
 
 /**
  * Calls each operation once, in this process, on the app built over `databaseUrl`'s store,
@@ -34,14 +44,26 @@ export async function countOperationStatements(databaseUrl: string, secret: stri
       await app.ready();
       const counted = new Map<string, CountedCall>();
       for (const op of ops) {
-        const { method, path, headers, body } = requests.get(op.id)!;
+        const { method, path, headers, body, vary } = requests.get(op.id)!;
         // Awaited inside: app.inject answers a lazy chain that sends nothing until awaited,
         // and awaited outside it would run outside the count.
         const { result, statements, sent } = await countStatements(
           async () => await app.inject({ method, url: path, headers, ...(body ? { payload: body } : {}) }),
           { keep: true },
         );
-        counted.set(op.id, { statements, status: result.statusCode, ok: result.statusCode === op.status, sent });
+        const variants = [sent];
+        if (vary) {
+          const rng = createRng(`statements:${op.id}`);
+          for (let i = 1; i < VARIANTS; i++) {
+            const varied = { path, body, ...vary(rng) };
+            const call = await countStatements(
+              async () => await app.inject({ method, url: varied.path, headers, ...(varied.body ? { payload: varied.body } : {}) }),
+              { keep: true },
+            );
+            if (call.result.statusCode === op.status) variants.push(call.sent);
+          }
+        }
+        counted.set(op.id, { statements, status: result.statusCode, ok: result.statusCode === op.status, sent, variants });
       }
       return counted;
     } finally {
