@@ -200,6 +200,26 @@ export async function buildTestApp(
   };
 }
 
+/**
+ * The app on a fresh store of the engine under test, writing its logs to `logStream` (tests
+ * that read what the server logs), closed with its store when the test ends.
+ */
+export async function buildLoggedApp(
+  t: { teardown(fn: () => unknown): void },
+  logStream: NodeJS.WritableStream,
+  config: Partial<Record<keyof Config, unknown>>,
+): Promise<{ app: FastifyInstance; store: Store }> {
+  const database = await freshDatabase();
+  const store = await openStore(database.url);
+  const app = await buildApp(testConfig({ ...config, DATABASE_URL: database.url }), { store, logStream });
+  t.teardown(async () => {
+    await app.close();
+    await store.close();
+    await database.drop();
+  });
+  return { app, store };
+}
+
 /** Sends raw bytes to a server on 127.0.0.1 and resolves with all it answered once it closes. */
 export function rawExchange(port: number, bytes: string): Promise<string> {
   return new Promise((resolve) => {

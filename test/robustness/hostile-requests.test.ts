@@ -1,12 +1,9 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { buildApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
-import { openStore } from '../../src/store/db.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
-import { buildTestApp, expectRefusal, expectRefused, rawExchange, READ, snapshot, SUPERADMIN, TEST_SECRET, testConfig, token, WRITE } from '../helper.js';
-import { freshDatabase } from '../test-store.js';
+import { buildLoggedApp, buildTestApp, expectRefusal, expectRefused, rawExchange, READ, snapshot, SUPERADMIN, TEST_SECRET, token, WRITE } from '../helper.js';
 
 // What a hostile client sends, and what it must never get: an answer much larger than its
 // request, an error-level log line, altered text stored, or a caller without a company let
@@ -60,17 +57,9 @@ t.test('an echoed value is cut to an excerpt', async (t) => {
 t.test('a malformed chunked body is a client error, never an error-level log line', async (t) => {
   let logs = '';
   const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
-  const database = await freshDatabase();
   // The default rate limit is on: it reads the client's address, which a connection that
   // is already gone no longer has. At `warn` nothing else reads the address first.
-  const config = testConfig({ LOG_LEVEL: 'warn', DATABASE_URL: database.url, RATE_LIMIT_MAX: 600 });
-  const store = await openStore(config.DATABASE_URL);
-  const app = await buildApp(config, { store, logStream });
-  t.teardown(async () => {
-    await app.close();
-    await store.close();
-    await database.drop();
-  });
+  const { app } = await buildLoggedApp(t, logStream, { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: 600 });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as net.AddressInfo).port;
   const auth = `Authorization: Bearer ${await token(DEMO_COMPANY_A)}\r\n`;

@@ -2,13 +2,10 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import t, { type Test } from 'tap';
-import { buildApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
 import { maskUrl } from '../../src/http/log-redaction.js';
-import { openStore } from '../../src/store/db.js';
 import { DEMO_COMPANY_A, loadDemoData } from '../../src/store/demo-data.js';
-import { TEST_SECRET, rawExchange, testConfig, token } from '../helper.js';
-import { freshDatabase } from '../test-store.js';
+import { TEST_SECRET, buildLoggedApp, rawExchange, token } from '../helper.js';
 
 // No leaks: at the most verbose level, across successes, refusals, malformed requests and
 // 500s, the logs never hold credentials, webhook secrets or the personal data of a request.
@@ -39,18 +36,7 @@ function readable(logs: string): string {
 }
 
 /** The app at the most verbose level on a fresh store of the engine under test, closed when the test ends. */
-async function tracedApp(t: Test, logStream: Writable) {
-  const database = await freshDatabase();
-  const config = testConfig({ LOG_LEVEL: 'trace', DATABASE_URL: database.url });
-  const store = await openStore(config.DATABASE_URL);
-  const app = await buildApp(config, { store, logStream });
-  t.teardown(async () => {
-    await app.close();
-    await store.close();
-    await database.drop();
-  });
-  return { app, store };
-}
+const tracedApp = (t: Test, logStream: Writable) => buildLoggedApp(t, logStream, { LOG_LEVEL: 'trace' });
 
 t.test('the logs hold no credentials, secrets or personal data of requests', async (t) => {
   let logs = '';
