@@ -6,7 +6,7 @@ import { parseQueryString } from './http/querystring.js';
 import { rewriteUrl } from './http/servicestack-routes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
-import { formatsPlugin } from './plugins/formats.js';
+import { formatsPlugin } from './plugins/wire-format.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { protectionPlugin } from './plugins/protection.js';
 import { routeHooksPlugin } from './plugins/route-hooks.js';

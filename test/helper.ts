@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { contract, deref, type OperationInfo } from './contract-operations.js';
 import { COMPANY_A } from './fixtures.js';
-import { addServerFormats } from '../src/http/formats.js';
+import { addServerFormats } from '../src/http/string-formats.js';
 import { parseJsv } from '../src/http/jsv.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { freshDatabase } from './test-store.js';

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { unauthorized } from '../http/errors.js';
-import { isGuid } from '../http/formats.js';
+import { isGuid } from '../http/string-formats.js';
 import { resolveJwtSecret } from './secret.js';
 
 export const SUPERADMIN = 'superadmin';

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import formats from 'ajv-formats';
-import { addServerFormats } from './formats.js';
+import { addServerFormats } from './string-formats.js';
 
 /**
  * How the server's Ajv judges a value, in one place: Fastify's validator is built from

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { contract } from './contract.js';
-import { takeFormatSuffix } from './format.js';
+import { takeFormatSuffix } from './negotiation.js';
 
 /**
  * ServiceStack's predefined routes (docs/decisions.md, "Wire format"): every operation is also served at

@@ -7,7 +7,7 @@ import type { Handler, OperationContext, OperationId } from '../operations/types
 import type { Store } from '../store/db.js';
 import { inTransaction } from '../store/transactions.js';
 import { recordEvent, type WebhookEventType } from '../webhooks/outbox.js';
-import { answer } from './formats.js';
+import { answer } from './wire-format.js';
 
 const refuseAnnouncement = (operationId: string) => (name: string) => {
   throw new Error(`${operationId} declares no webhook events, yet announced ${name}`);

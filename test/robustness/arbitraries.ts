@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import type { JsonSchema } from '../contract-operations.js';
-import { addServerFormats } from '../../src/http/formats.js';
+import { addServerFormats } from '../../src/http/string-formats.js';
 
 /**
  * fast-check arbitraries derived from the contract's (dereferenced) JSON schemas.

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
 import { badRequest } from '../http/errors.js';
-import { negotiateFormat } from '../http/format.js';
+import { negotiateFormat } from '../http/negotiation.js';
 import { utf8Body } from '../http/utf8.js';
 import { routeContract } from './route-contract.js';
 
