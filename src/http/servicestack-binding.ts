@@ -32,7 +32,7 @@ const byLowerName = (schema: JsonSchema | undefined) =>
 export function requestFields(schemas: RequestSchemas): RequestFields {
   const query = byLowerName(schemas.query);
   // The response format is chosen from the URL and headers before anything is read
-  // (format.ts): a `format` field of a body is not that parameter.
+  // (negotiation.ts): a `format` field of a body is not that parameter.
   query.delete('format');
   return { params: byLowerName(schemas.params), query, body: byLowerName(schemas.body) };
 }

@@ -70,7 +70,7 @@ export function isPredefinedRoute(raw: IncomingMessage): boolean {
 }
 
 /**
- * Fastify's `rewriteUrl`: takes a `.csv` or `.json` suffix off the path (format.ts), then
+ * Fastify's `rewriteUrl`: takes a `.csv` or `.json` suffix off the path (negotiation.ts), then
  * routes a predefined route as its operation's own path. The query string is kept as sent.
  */
 export function rewriteUrl(raw: IncomingMessage): string {

@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { isPostgres } from './migrations/helpers.js';
+import { isPostgres } from './engines/engine.js';
 
 /**
  * Row locks for the paths that read rows and then write on what they read (decide from a

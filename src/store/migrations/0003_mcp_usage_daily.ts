@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { companyId, isPostgres } from './helpers.js';
+import { isPostgres } from '../engines/engine.js';
+import { companyId } from './helpers.js';
 
 /**
  * GetMcpUsage sums a company's tokens over a rolling window of WindowDays days. Summed from

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { isPostgres } from '../engines/engine.js';
 
 /**
  * Column shapes shared by the migrations. Everything here compiles to SQL that SQLite
@@ -7,11 +8,6 @@ import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely } from 
  */
 
 type Column = (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
-
-/** Whether the migration runs on PostgreSQL (the one engine other than SQLite it is written for). */
-export function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /**
  * An integer primary key the database fills in when an insert leaves it out. SQLite:

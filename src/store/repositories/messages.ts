@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Store } from '../db.js';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
-import { isPostgres } from '../migrations/helpers.js';
+import { isPostgres } from '../engines/engine.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { NewRow, Row } from '../schema.js';
 import { inTransaction } from '../transactions.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, parseJson, type Json } from '../json.js';
-import { isPostgres } from '../migrations/helpers.js';
+import { isPostgres } from '../engines/engine.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Store } from '../db.js';
 import { jsonHelpers, jsonList, jsonTextArrayContains, parseJson, type Json } from '../json.js';
-import { isPostgres } from '../migrations/helpers.js';
+import { isPostgres } from '../engines/engine.js';
 import { preparedPages, type Page } from '../paging.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
