@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { SUPERADMIN, type Caller } from '../auth/authenticate.js';
+import type { Authenticate } from '../auth/authenticate.js';
+import { SUPERADMIN, type Caller } from '../domain/caller.js';
 import { notEmpty, refused } from '../domain/refusals.js';
 import { forbidden, unauthorized } from '../http/errors.js';
 import type { RouteContract } from './route-contract.js';
@@ -20,48 +21,44 @@ const requested = (source: unknown): string | undefined => {
 };
 
 /**
- * Authorization of one operation, from its contract: `x-roles`, whether it declares 403,
- * and whether it may act on any company (`x-any-company`). The roles and a query
- * CompanyId are checked right after authentication, before the body is read; a body
- * CompanyId right after parsing, before validation. So an unauthenticated or unauthorized
- * caller never learns whether its body was valid. After validation the company the call
- * acts on is resolved once, onto the request; handlers receive it as a value.
+ * Authentication of an operation whose contract asks for the bearer scheme (`security`):
+ * the token is verified before the body is read, so a caller without valid credentials
+ * learns nothing of what its body would have done. An operation that asks for none
+ * (`security: []`) serves every caller and reads no token.
  */
-export function accessHooks(route: RouteContract) {
+export function authentication(route: RouteContract, authenticate: Authenticate) {
+  if (!route.authenticated) return undefined;
+  return async (request: FastifyRequest): Promise<void> => {
+    request.caller = await authenticate(request.headers.authorization);
+  };
+}
+
+/**
+ * The one access step of an operation, from its contract: `x-roles`, whether it declares 403,
+ * and whether it may act on any company (`x-any-company`). It runs once the fields are bound
+ * (wherever the caller sent CompanyId: query, body or both) and before they are validated,
+ * so a caller refused here never learns whether its request was valid. It leaves the
+ * company the call acts on resolved onto the request: blank or omitted means the caller's.
+ */
+export function access(route: RouteContract) {
   const refuse = () =>
     route.declares403 ? forbidden() : unauthorized('The caller is not allowed to perform this operation.');
 
-  const checkCompany = (caller: Caller, company: string | undefined): void => {
-    if (route.anyCompany || caller.roles.has(SUPERADMIN) || company === undefined) return;
-    if (company.trim().toLowerCase() !== caller.companyId) throw refuse();
-  };
-
-  return {
-    authorize(request: FastifyRequest): void {
-      const caller = request.caller;
-      if (!caller) return;
-      if (route.roles.length > 0 && !route.roles.some((role) => caller.roles.has(role))) throw refuse();
-      // A caller whose token names no company lacks what an operation on "the caller's
-      // company" requires: refused as unauthenticated, before anything of the request is read.
-      if (route.actsOnCompany && !route.anyCompany && caller.companyId === undefined && !caller.roles.has(SUPERADMIN)) {
-        throw noCompany();
-      }
-      checkCompany(caller, requested(request.query));
-    },
-
-    authorizeBody(request: FastifyRequest): void {
-      if (request.caller) checkCompany(request.caller, requested(request.body));
-    },
-
-    /**
-     * Blank or omitted means the caller's company. When neither the request nor the token
-     * names one: 401 for a caller (a superadmin without a company), 400 for an anonymous call.
-     */
-    resolveCompany(request: FastifyRequest): void {
-      if (!route.actsOnCompany) return;
-      const company = requested(request.query) ?? requested(request.body) ?? request.caller?.companyId;
-      if (!company) throw request.caller ? noCompany() : refused(notEmpty('CompanyId'));
-      request.companyId = company.toLowerCase();
-    },
+  return (request: FastifyRequest): void => {
+    const caller = request.caller;
+    if (caller && route.roles.length > 0 && !route.roles.some((role) => caller.roles.has(role))) throw refuse();
+    if (!route.actsOnCompany) return;
+    const asked = [requested(request.query), requested(request.body)].filter((c) => c !== undefined);
+    const superadmin = caller?.roles.has(SUPERADMIN) ?? false;
+    if (caller && !route.anyCompany && !superadmin) {
+      // A token that names no company lacks what an operation on "the caller's company" needs.
+      if (caller.companyId === undefined) throw noCompany();
+      if (asked.some((company) => company.trim().toLowerCase() !== caller.companyId)) throw refuse();
+    }
+    const company = asked[0] ?? caller?.companyId;
+    // Neither the request nor the token names one: 401 for a caller (a superadmin without a
+    // company), 400 for an anonymous call.
+    if (!company) throw caller ? noCompany() : refused(notEmpty('CompanyId'));
+    request.companyId = company.toLowerCase();
   };
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
-import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { handlers } from '../operations/index.js';
 import type { Handler, OperationContext, OperationId } from '../operations/types.js';
@@ -15,18 +14,13 @@ const refuseAnnouncement = (operationId: string) => (name: string) => {
 
 /**
  * The contract's operations: fastify-openapi-glue builds a route per operation from the
- * document, with the handler of the same operationId (operations/index.ts) and the
- * bearer scheme's check. The route-hooks plugin has already put the rest in place.
+ * document, with the handler of the same operationId (operations/index.ts); the glue is
+ * given no security handlers, as the route-hooks plugin authenticates and authorizes each
+ * request itself (access.ts), from the same contract.
  */
 export async function operationsPlugin(app: FastifyInstance) {
-  const authenticate = createAuthenticator(app.config);
   await app.register(openapiGlue, {
     specification: structuredClone(contract().document),
-    securityHandlers: {
-      bearerAuth: async (request: FastifyRequest) => {
-        request.caller = await authenticate(request.headers.authorization);
-      },
-    },
     operationResolver: (operationId: string) => {
       const handler = (handlers as Record<string, Handler<OperationId>>)[operationId];
       if (!handler) throw new Error(`The contract's operation ${operationId} has no handler`);
@@ -41,6 +35,7 @@ export async function operationsPlugin(app: FastifyInstance) {
           store,
           config: app.config,
           log: request.log,
+          generateSign: app.generateSign,
           announce,
         });
         const events = route?.events ?? [];

@@ -1,5 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import type { JsonSchema } from '../http/coercion.js';
+import { contract } from '../http/contract.js';
 
 /**
  * What the plugins need to know of one operation, read from the schema that
@@ -8,6 +9,8 @@ import type { JsonSchema } from '../http/coercion.js';
  */
 export interface RouteContract {
   operationId: string;
+  /** the operation asks for the bearer scheme (its `security`, or the document's) */
+  authenticated: boolean;
   /** roles of which the caller needs any one (`x-roles`); empty: any authenticated caller */
   roles: string[];
   /** any authenticated caller may name any company (`x-any-company`) */
@@ -55,6 +58,7 @@ export function routeContract(schema: FastifySchema | undefined): RouteContract 
   const csv = s['x-csv'] === true;
   return {
     operationId: s.operationId,
+    authenticated: asksForBearer(s.operationId),
     roles: s['x-roles'] ?? [],
     anyCompany: s['x-any-company'] === true,
     strictRateLimit: s['x-rate-limit'] === 'strict',
@@ -77,4 +81,26 @@ export function routeContract(schema: FastifySchema | undefined): RouteContract 
  */
 export function bodyMediaTypes(declared: string[], csv: boolean): string[] {
   return declared.length > 0 && csv && !declared.includes('text/csv') ? [...declared, 'text/csv'] : declared;
+}
+
+let securityByOperation: Map<string, unknown[]> | undefined;
+
+/**
+ * Whether the contract's operation asks for credentials (the bearer scheme): its own `security`, or the
+ * document's when it has none (OpenAPI's rule). `security: []` asks for nothing. Read from
+ * the document itself, as the glue leaves security off the route's schema.
+ */
+function asksForBearer(operationId: string): boolean {
+  if (!securityByOperation) {
+    const document = contract().document;
+    securityByOperation = new Map();
+    for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+      for (const operation of Object.values<any>(item)) {
+        if (operation?.operationId) securityByOperation.set(operation.operationId, operation.security ?? document.security ?? []);
+      }
+    }
+  }
+  const requirements = securityByOperation.get(operationId) ?? [];
+  // The bearer scheme is the contract's only one; an empty alternative (`{}`) would make it optional.
+  return requirements.length > 0 && requirements.every((requirement) => Object.keys(requirement as object).length > 0);
 }
