@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { generateSign, type SignGenerator } from './domain/rebate-code-sign.js';
 import { addServerFormats, serverAjvOptions } from './http/ajv.js';
 import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
@@ -22,6 +23,15 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** how webhook deliveries resolve host names; by default DNS */
   resolveHost?: ResolveAll;
+  /** how new rebate codes draw their signs (tests force a clash with it); by default at random */
+  generateSign?: SignGenerator;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** AppOptions.generateSign, for the operations' context */
+    generateSign: SignGenerator;
+  }
 }
 
 /**
@@ -61,6 +71,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     schemaErrorFormatter: (errors, dataVar) => new Error(`The ${dataVar} is invalid (${errors.length} errors).`),
   });
 
+  app.decorate('generateSign', options.generateSign ?? generateSign);
   await app.register(storePlugin, { config, store: options.store });
   await app.register(errorsPlugin);
   await app.register(formatsPlugin);

@@ -11,7 +11,7 @@ import { addServerFormats } from '../src/http/string-formats.js';
 import { parseJsv } from '../src/http/jsv.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { freshDatabase } from './test-store.js';
-import { importData } from '../src/store/import.js';
+import { importData } from '../src/import/import.js';
 import type { ResolveAll } from '../src/webhooks/send.js';
 import { TEST_SECRET, WRITE, callRequest, type CallOptions, type Caller, type Method } from './requests.js';
 
@@ -171,13 +171,15 @@ export async function buildTestApp(
     company?: string;
     /** how webhook deliveries resolve host names (buildApp's resolveHost) */
     resolveHost?: ResolveAll;
+    /** how new rebate codes draw their signs (buildApp's generateSign) */
+    generateSign?: () => string;
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig({ DATABASE_URL: database.url, ...options.config });
   const store = await openStore(config.DATABASE_URL);
   if (options.data) await importData(store, options.data);
-  const app = await buildApp(config, { store, resolveHost: options.resolveHost });
+  const app = await buildApp(config, { store, resolveHost: options.resolveHost, generateSign: options.generateSign });
   t.teardown(async () => {
     await app.close();
     await store.close();

@@ -2,7 +2,8 @@
  * Generated rebate code signs: two groups of four characters (`K7QM-3WHP`) from an
  * alphabet without the characters people confuse when reading a code aloud or off paper
  * (0/O, 1/I/L), drawn from a crypto random source. 31^8 ≈ 8.5·10^11 codes, so a clash
- * is rare; when it happens the store's unique index refuses the insert and we draw again.
+ * is rare; when it happens the insert skips the sign the company has already, and another
+ * is drawn.
  */
 import { randomInt } from 'node:crypto';
 
@@ -26,24 +27,23 @@ export class SignExhaustedError extends Error {
   }
 }
 
+/** Draws a sign: generateSign, or one a test gives the app to force a clash (AppOptions). */
+export type SignGenerator = () => string;
+
 /**
- * Runs `attempt` with fresh signs until it succeeds. `isConflict` recognises the unique
- * index refusing the sign; any other error is passed on. The attempt should be a whole
- * transaction: PostgreSQL aborts a transaction on a failed insert, so retrying inside it
- * would not work.
+ * Runs `attempt` with fresh signs until it stores one. The attempt answers undefined when
+ * the sign is taken: the insert skips it without failing, so the attempts run one after
+ * another inside the caller's transaction (on PostgreSQL a failed insert would abort it).
+ * After `attempts` taken signs, SignExhaustedError.
  */
 export async function withUniqueSign<T>(
-  attempt: (sign: string) => Promise<T>,
-  isConflict: (err: unknown) => boolean,
-  generate: () => string = generateSign,
+  attempt: (sign: string) => Promise<T | undefined>,
+  generate: SignGenerator = generateSign,
   attempts = SIGN_ATTEMPTS,
 ): Promise<T> {
   for (let i = 0; i < attempts; i++) {
-    try {
-      return await attempt(generate());
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
+    const stored = await attempt(generate());
+    if (stored !== undefined) return stored;
   }
   throw new SignExhaustedError(attempts);
 }

@@ -8,7 +8,8 @@ import { insufficientBalance, planTransaction, type TransactionRequest } from '.
 import { validityFailures } from '../domain/rebate-codes.js';
 import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
 import { customersRepository, type CustomerRow } from '../store/repositories/customers.js';
-import { isSignConflict, rebateCodesRepository, rebateCodeTransactionsRepository, transactionView, type RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
+import { rebateCodeTransactionsRepository, transactionView } from '../store/repositories/rebate-code-transactions.js';
+import { rebateCodesRepository, type RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
 import { inTransaction } from '../store/transactions.js';
 import { bool } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
@@ -60,7 +61,7 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
    * and company; the inserted code and buyer), not read back: a new code has no weekdays,
    * transactions or payments yet.
    */
-  async CreateArticleRebateCode({ body, companyId: company, caller, store }) {
+  async CreateArticleRebateCode({ body, companyId: company, caller, store, generateSign }) {
     const found = await rebateCodesRepository(store).findArticle(company, body.ArticleId);
     if (!found) throw notFound(`Article ${body.ArticleId} not found.`);
     const { article } = found.article;
@@ -72,15 +73,16 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     if (mapped.failure) throw refused(mapped.failure);
     const v = mapped.values;
     const receiver = body.Receiver;
-    // A new sign per attempt; a clash with the unique index rolls the whole purchase back.
-    const { code, customer } = await withUniqueSign(
-      (sign) =>
-        inTransaction(store, async (tx) => {
-          if (receiver?.CustomerId && !(await customersRepository(tx).findById(company, receiver.CustomerId))) {
-            throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
-          }
-          const customer = await buyer(tx, company, body, now);
-          const code = await rebateCodesRepository(tx).insert(
+    const { code, customer } = await inTransaction(store, async (tx) => {
+      if (receiver?.CustomerId && !(await customersRepository(tx).findById(company, receiver.CustomerId))) {
+        throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
+      }
+      const customer = await buyer(tx, company, body, now);
+      const codes = rebateCodesRepository(tx);
+      // A sign the company has already is skipped by the insert, not refused: the next one is tried in this transaction.
+      const code = await withUniqueSign(
+        (sign) =>
+          codes.insert(
             {
               company_id: company, sign, sign_key: rebateCodeSignKey(sign), type_id: v.typeId, value: v.value, status_id: 1,
               name: article.name, valid_from: v.validFrom, valid_to: v.validTo, remaining_amount: v.remainingAmount,
@@ -91,11 +93,11 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
             },
             found.services.map((s) => s.id),
             customer ? [customer.id] : [],
-          );
-          return { code, customer };
-        }),
-      isSignConflict,
-    );
+          ),
+        generateSign,
+      );
+      return { code, customer };
+    });
     const aggregate: RebateCodeAggregate = {
       code, days: [], services: found.services, customers: customer ? [customer] : [], transactions: [], payments: [],
       article: found.article, company: found.company,

@@ -2,6 +2,7 @@ import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
 import { bool, opt, type Answer } from '../store/rows.js';
+import { inTransaction } from '../store/transactions.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -47,8 +48,8 @@ export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
   async CreateResourceType({ body, companyId: company, store }) {
     if (body.Name.trim() === '') throw refused(notEmpty('Name'));
     const requested = body.Resources ?? [];
-    const created = await resourceTypesRepository(store).transaction(async (repo) => {
-      const full = await repo.create(
+    const created = await inTransaction(store, async (tx) => {
+      const full = await resourceTypesRepository(tx).create(
         {
           companyId: company,
           name: body.Name,

@@ -8,6 +8,7 @@ import {
   type FullResource,
 } from '../store/repositories/resources.js';
 import { bool, code, opt, optBool , type Answer } from '../store/rows.js';
+import { inTransaction } from '../store/transactions.js';
 import { toTag } from './tags.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -76,7 +77,8 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
    * the lock), the second read, under the lock now held, sees every booking.
    */
   async DeleteResource({ params, query, companyId: company, store, announce }) {
-    const full = await resourcesRepository(store).transaction(async (repo) => {
+    const full = await inTransaction(store, async (tx) => {
+      const repo = resourcesRepository(tx);
       // Without Force, bookings that block mean 409: decide that first, so a refusal never
       // pays for reading the resource's bookings (bench/results.md: DeleteResource, 409).
       if (query.Force !== true) {

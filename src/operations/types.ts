@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../domain/caller.js';
 import type { Config } from '../config.js';
 import type { components, operations } from '../generated/openapi.js';
 import type { Store } from '../store/db.js';
@@ -36,6 +36,8 @@ export interface OperationContext<K extends OperationId> {
   store: Store;
   config: Config;
   log: FastifyBaseLogger;
+  /** draws a new rebate code sign (AppOptions.generateSign; domain/rebate-code-sign.ts by default) */
+  generateSign: () => string;
   /**
    * Names the webhook event the write records, where the operation declares more than one
    * (`x-webhook-events`); otherwise the one it declares is recorded.

@@ -2,9 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** Queries bound to the store, or to one transaction of it. */
-export type Queries<Q> = (db: Kysely<Database>) => Q;
-
 /**
  * How often a transaction is run when the database gives up on it, and how long to wait
  * between runs: a random wait below `baseMs · 2^(run − 1)`, at most `capMs` ("full
@@ -27,17 +24,6 @@ export const RETRY_POLICY = { runs: 20, baseMs: 5, capMs: 300 };
 export function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '40001' || code === '40P01' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'));
-}
-
-/**
- * Runs `work` in one database transaction, all or nothing, and runs it again (a new
- * transaction, from the start) after a retryable failure. `work` must therefore do nothing
- * outside the database that it cannot repeat, and must read what it decides on inside the
- * transaction. On a transaction already (`db` is one), `work` joins it: only the outermost
- * transaction can be run again.
- */
-function runTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : withRetries(() => db.transaction().execute(work));
 }
 
 /**
@@ -65,18 +51,14 @@ export function statementWithRetries<T>(db: Kysely<Database>, run: () => Promise
 }
 
 /**
- * A repository: its queries on the store, plus `transaction`, which runs `work` on the same
- * queries inside one database transaction (see runTransaction), so that the checks and
- * writes of one operation commit together (a throw rolls everything back).
+ * Runs `work` in one database transaction, all or nothing (a throw rolls everything back),
+ * and runs it again (a new transaction, from the start) after a retryable failure. `work`
+ * must therefore do nothing outside the database that it cannot repeat, and must read what
+ * it decides on inside the transaction; it passes `tx` to the repositories, so that the
+ * checks and writes of one operation commit together. On a transaction already (`db` is
+ * one), `work` joins it: only the outermost transaction can be run again.
  */
-export function transactional<Q extends object>(db: Kysely<Database>, queries: Queries<Q>) {
-  return {
-    ...queries(db),
-    transaction: <T>(work: (trx: Q) => Promise<T>): Promise<T> => runTransaction(db, (trx) => work(queries(trx))),
-  };
-}
-
-/** Runs `work` in one database transaction (pass `tx` to the repositories): see runTransaction. */
 export function inTransaction<T>({ db }: { db: Kysely<Database> }, work: (tx: { db: Kysely<Database> }) => Promise<T>): Promise<T> {
-  return runTransaction(db, (trx) => work({ db: trx }));
+  if (db.isTransaction) return work({ db });
+  return withRetries(() => db.transaction().execute((trx) => work({ db: trx })));
 }

@@ -4,7 +4,6 @@ import { isPostgres } from '../engines/engine.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
-import type { RebateCodeRow } from './rebate-codes.js';
 
 /** The service and customer of a transaction, as its view shows them (joined as `s` and `c`). */
 const JOINED_VIEW_COLUMNS = [
@@ -172,7 +171,11 @@ export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> 
  * A transaction of `code` as its view shows it (with `booking`, as findCode read it), from
  * the row `record` returns and what was read before: no read-back.
  */
-export function transactionView(stored: Row<'rebate_code_transactions'>, code: RebateCodeRow, booking?: BookingView): TransactionView {
+export function transactionView(
+  stored: Row<'rebate_code_transactions'>,
+  code: Pick<Row<'rebate_codes'>, 'sign' | 'type_id' | 'price_sign'>,
+  booking?: BookingView,
+): TransactionView {
   return { ...stored, code_sign: code.sign, code_type_id: code.type_id, code_price_sign: code.price_sign, ...NOT_JOINED, ...booking };
 }
 

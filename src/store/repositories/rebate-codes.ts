@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import { isPostgres } from '../engines/engine.js';
@@ -6,8 +6,6 @@ import { rebateCodeSignKey } from '../sign-key.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { ARTICLE_COLUMNS, articlePart, articleServiceParts, readArticle, SERVICE_VIEW_COLUMNS, type ArticleWithServices, type ServiceView } from './articles.js';
 import { transactionViews, type TransactionView } from './rebate-code-transactions.js';
-
-export { rebateCodeTransactionsRepository, transactionView, type CodeChange, type TransactionView } from './rebate-code-transactions.js';
 
 export type RebateCodeRow = Row<'rebate_codes'>;
 export type CustomerView = Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>;
@@ -24,16 +22,6 @@ export interface RebateCodeAggregate {
   payments: PaymentView[];
   article?: ArticleWithServices;
   company?: CompanyView;
-}
-
-/**
- * True when an insert was refused by the unique (company, sign_key) index: SQLite says
- * SQLITE_CONSTRAINT_UNIQUE naming the columns, PostgreSQL 23505 naming the index.
- */
-export function isSignConflict(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; constraint?: string };
-  if (e?.code === 'SQLITE_CONSTRAINT_UNIQUE') return /sign_key/.test(e.message ?? '');
-  return e?.code === '23505' && e.constraint === 'rebate_codes_company_sign_key_unique';
 }
 
 /** What GetRebateCodeBySign reads besides the code. */
@@ -129,7 +117,23 @@ type CodeColumns = Array<keyof NewRow<'rebate_codes'>>;
 const codeValues = (columns: CodeColumns, p: Placeholders<InsertValues>) =>
   Object.fromEntries(columns.map((column) => [column, p[column]])) as NewRow<'rebate_codes'>;
 
-/** PostgreSQL: the code and its links in one statement, one link per list item (none for an empty list). */
+/**
+ * The code's row, or nothing when the company has its sign already: the unique index on
+ * (company_id, sign_key) skips it (ON CONFLICT DO NOTHING) instead of failing, so a clash
+ * leaves the transaction usable (PostgreSQL aborts one on a failed statement) and the
+ * caller draws another sign in it. Any other conflict still fails.
+ */
+const insertCodeRow = (creator: QueryCreator<Database>, columns: CodeColumns, p: Placeholders<InsertValues>) =>
+  creator
+    .insertInto('rebate_codes')
+    .values(codeValues(columns, p))
+    .onConflict((oc) => oc.columns(['company_id', 'sign_key']).doNothing())
+    .returningAll();
+
+/**
+ * PostgreSQL: the code and its links in one statement, one link per list item (none for an
+ * empty list, and none when the sign was skipped: the links select from the code's rows).
+ */
 const insertInOne = preparedVariants(
   (columns: CodeColumns) => columns.join(','),
   (columns) =>
@@ -138,7 +142,7 @@ const insertInOne = preparedVariants(
         insert into ${sql.table(table)} (rebate_code_id, ${sql.ref(column)})
         select code.id, list.value from code, (${jsonList(db, list, type)}) as list)`;
       return db
-        .with('code', (creator) => creator.insertInto('rebate_codes').values(codeValues(columns, p)).returningAll())
+        .with('code', (creator) => insertCodeRow(creator, columns, p))
         .with('services', () => links('rebate_code_services', 'service_id', p.serviceIds, 'integer'))
         .with('customers', () => links('rebate_code_customers', 'customer_id', p.customerIds, 'text'))
         .selectFrom('code')
@@ -149,7 +153,7 @@ const insertInOne = preparedVariants(
 /** SQLite: the code, then each list of links. */
 const insertCode = preparedVariants(
   (columns: CodeColumns) => columns.join(','),
-  (columns) => prepared((db, p: Placeholders<InsertValues>) => db.insertInto('rebate_codes').values(codeValues(columns, p)).returningAll()),
+  (columns) => prepared((db, p: Placeholders<InsertValues>) => insertCodeRow(db, columns, p)),
 );
 const linksInsert = (table: 'rebate_code_services' | 'rebate_code_customers', column: string, list: 'serviceIds' | 'customerIds', type: 'integer' | 'text') =>
   prepared((db, p: Placeholders<InsertValues>) =>
@@ -200,16 +204,18 @@ export function rebateCodesRepository({ db }: { db: Kysely<Database> }) {
     },
 
     /**
-     * Inserts a code with its services and customers; answers the stored row. Per engine,
-     * because the engines differ: PostgreSQL writes the three tables in ONE statement, the
-     * links data-modifying CTEs that select the new code's id (one round trip); SQLite has
-     * no data-modifying CTEs, so one INSERT per table, calls in this process.
+     * Inserts a code with its services and customers; answers the stored row, or undefined
+     * when the company has the code's sign already (nothing is written: see insertCodeRow).
+     * Per engine, because the engines differ: PostgreSQL writes the three tables in ONE
+     * statement, the links data-modifying CTEs that select the new code's id (one round
+     * trip); SQLite has no data-modifying CTEs, so one INSERT per table, calls in this process.
      */
-    async insert(row: NewRow<'rebate_codes'>, serviceIds: readonly number[], customerIds: readonly string[]): Promise<RebateCodeRow> {
+    async insert(row: NewRow<'rebate_codes'>, serviceIds: readonly number[], customerIds: readonly string[]): Promise<RebateCodeRow | undefined> {
       const columns = Object.keys(row) as Array<keyof NewRow<'rebate_codes'>>;
       const values: InsertValues = { ...row, serviceIds: JSON.stringify(serviceIds), customerIds: JSON.stringify(customerIds), codeId: 0 };
-      if (isPostgres(db)) return (await insertInOne(columns).takeFirst(db, values))!;
-      const code = (await insertCode(columns).takeFirst(db, values))!;
+      if (isPostgres(db)) return insertInOne(columns).takeFirst(db, values);
+      const code = await insertCode(columns).takeFirst(db, values);
+      if (!code) return undefined;
       const ids = { ...values, codeId: code.id };
       if (serviceIds.length > 0) await insertServices.run(db, ids);
       if (customerIds.length > 0) await insertCustomers.run(db, ids);

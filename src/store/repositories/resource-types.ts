@@ -4,7 +4,6 @@ import { lockRows } from '../locks.js';
 import { isPostgres } from '../engines/engine.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database, Row } from '../schema.js';
-import { transactional } from '../transactions.js';
 
 export type ResourceTypeRow = Row<'resource_types'>;
 /** The member columns a resource type shows (named: they are read as JSON, and SQLite's json_object cannot take `*`). */
@@ -128,14 +127,10 @@ function linkValues(companyId: string, resources: readonly NewMember[]): LinkVal
 }
 
 /**
- * Resource types of a company. Takes the Kysely instance (or a transaction) so that the
- * writes of one operation and the checks on them run in one transaction through `transaction`.
+ * Resource types of a company. Takes a Store or a transaction (`{ db: trx }`), so that the
+ * writes of one operation and the checks on them run in one transaction (inTransaction).
  */
 export function resourceTypesRepository({ db }: { db: Kysely<Database> }) {
-  return transactional(db, resourceTypesQueries);
-}
-
-function resourceTypesQueries(db: Kysely<Database>) {
   return {
     /**
      * Inserts the type and links to it those of `resources` that are the company's (see

@@ -3,7 +3,6 @@ import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { lockRows } from '../locks.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database, Row } from '../schema.js';
-import { transactional } from '../transactions.js';
 
 export type ResourceRow = Row<'resources'>;
 export type TagRow = Row<'tags'>;
@@ -103,14 +102,10 @@ const deactivateIfBlockedQuery = prepared((db, p: Placeholders<ResourceValues & 
 );
 
 /**
- * Resources of a company. Takes the Kysely instance (or a transaction) so that a whole
- * operation can run in one transaction through `transaction`.
+ * Resources of a company. Takes a Store or a transaction (`{ db: trx }`), so that a whole
+ * operation can run in one transaction (inTransaction).
  */
 export function resourcesRepository({ db }: { db: Kysely<Database> }) {
-  return transactional(db, resourcesQueries);
-}
-
-function resourcesQueries(db: Kysely<Database>) {
   const values = (companyId: string, id: number, nonBlocking: readonly number[]): ResourceValues => ({
     companyId,
     id,
