@@ -1,50 +1,17 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
-import { secretKey } from '../webhooks/secret.js';
-import { invalid, label, notEmpty, type FieldError, type Wording } from './refusals.js';
+import { invalid, label, type FieldError, type Wording } from './refusals.js';
 
 /**
  * Rules of a webhook endpoint (the contract: UpdateWebhookEndpoint; docs/decisions.md,
- * "Reference values"). The contract's schema checks the same shapes for JSON and CSV bodies; these
- * checks repeat them for whatever reaches the handler another way.
+ * "Reference values") beyond what its schema states. EventTypes' rules (how many, how long,
+ * which characters) and their messages are the schema's alone (docs/decisions.md, "Rules the
+ * contract states"): Ajv applies them to every request and import item before any of this runs.
  */
 
-export const EVENT_TYPES_REQUIRED = 'At least one event type is required.';
-export const EVENT_TYPES_TOO_MANY = 'At most 100 event types are allowed.';
-export const EVENT_TYPE_PATTERN_MESSAGE = "An event type may hold only letters, digits, '_', '.' and '-'.";
-export const EVENT_TYPE_TOO_LONG = 'An event type is at most 256 characters long.';
-
-export const MAX_EVENT_TYPES = 100;
-export const MAX_EVENT_TYPE_LENGTH = 256;
-const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.-]+$/;
-
-/**
- * The contract's EventTypes rules, with its codes and messages, in the order Ajv reports
- * them: 1 to 100 names, each 1..256 characters of `[A-Za-z0-9_.-]`. Names are not
- * trimmed: the pattern refuses spaces, and accepting here what the contract refuses would
- * make the two disagree. Valid names are de-duplicated, the first occurrence keeping its place.
- */
-export function normalizeEventTypes(eventTypes: readonly string[]): { eventTypes: string[]; errors: FieldError[] } {
-  if (eventTypes.length === 0) return { eventTypes: [], errors: [invalid('NotEmpty', 'EventTypes', EVENT_TYPES_REQUIRED)] };
-  const errors: FieldError[] = [];
-  if (eventTypes.length > MAX_EVENT_TYPES) errors.push(invalid('Length', 'EventTypes', EVENT_TYPES_TOO_MANY));
-  eventTypes.forEach((name, index) => {
-    const field = `EventTypes[${index}]`;
-    if (name === '') errors.push(notEmpty(field));
-    if (name.length > MAX_EVENT_TYPE_LENGTH) errors.push(invalid('Length', field, EVENT_TYPE_TOO_LONG));
-    if (!EVENT_TYPE_PATTERN.test(name)) errors.push(invalid('RegularExpression', field, EVENT_TYPE_PATTERN_MESSAGE));
-  });
-  return { eventTypes: errors.length > 0 ? [] : [...new Set(eventTypes)], errors };
-}
-
-/**
- * A secret given for an endpoint (an import) must be one the Standard Webhooks libraries
- * read (docs/decisions.md, "Reference values"): `whsec_` and the standard base64 of 24 to 64 bytes.
- */
-export function checkSecret(secret: string): FieldError[] {
-  return secretKey(secret)
-    ? []
-    : [invalid('InvalidSecret', 'Secret', (name) => `${name} must be whsec_ followed by the standard base64 of 24 to 64 bytes.`)];
+/** Repeated event types are kept once, the first occurrence keeping its place; names are compared as sent. */
+export function uniqueEventTypes(eventTypes: readonly string[]): string[] {
+  return [...new Set(eventTypes)];
 }
 
 /**

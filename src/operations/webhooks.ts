@@ -1,12 +1,9 @@
-import { checkUrlSafety, checkUrlShape, normalizeEventTypes } from '../domain/webhooks.js';
+import { checkUrlSafety, checkUrlShape, uniqueEventTypes } from '../domain/webhooks.js';
 import { notFound, refuseAny } from '../domain/refusals.js';
+import { webhookMessageHistoryRepository, type AttemptRow, type MessageRow } from '../store/repositories/webhook-message-history.js';
+import type { DeliveryStatus } from '../store/repositories/webhook-messages.js';
+import { webhookQueueRepository } from '../store/repositories/webhook-queue.js';
 import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
-import {
-  webhookDeliveriesRepository,
-  type AttemptRow,
-  type DeliveryStatus,
-  type MessageRow,
-} from '../store/repositories/webhook-deliveries.js';
 import { bool, opt , type Answer } from '../store/rows.js';
 import { inTransaction } from '../store/transactions.js';
 import { envelope } from './query.js';
@@ -60,8 +57,7 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
    * a name is judged by its addresses when a delivery connects, not when it is saved.
    */
   async UpdateWebhookEndpoint({ params, body, companyId: company, store, config }) {
-    const events = normalizeEventTypes(body.EventTypes);
-    refuseAny([...checkUrlShape(body.Url), ...events.errors]);
+    refuseAny(checkUrlShape(body.Url));
 
     const repository = webhooksRepository(store);
     if (!(await repository.find(company, params.Id))) throw notFound('Webhook endpoint not found.');
@@ -71,7 +67,7 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
     const replacement = {
       url: body.Url,
       description: body.Description ?? null,
-      eventTypes: events.eventTypes,
+      eventTypes: uniqueEventTypes(body.EventTypes),
       disabled: body.Disabled ?? false,
       updated: new Date().toISOString(),
     };
@@ -79,7 +75,7 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
     const row = replacement.disabled
       ? await inTransaction(store, async (tx) => {
           const replaced = await webhooksRepository(tx).replace(company, params.Id, replacement);
-          if (replaced) await webhookDeliveriesRepository(tx).failPending(company, params.Id);
+          if (replaced) await webhookQueueRepository(tx).failPending(company, params.Id);
           return replaced;
         })
       : await repository.replace(company, params.Id, replacement);
@@ -90,12 +86,12 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
   /** An endpoint's messages with their attempts, newest first; another company's endpoint is 404. */
   async WebhookEndpointMessageQuery({ params, query, companyId: company, store }) {
     if (!(await webhooksRepository(store).find(company, params.Id))) throw notFound('Webhook endpoint not found.');
-    const page = await webhookDeliveriesRepository(store).messages(
+    const page = await webhookMessageHistoryRepository(store).page(
       company,
       params.Id,
       { status: query.Status ? STATUS_OF_NAME[query.Status] : undefined },
       query,
     );
-    return envelope(page, toMessage, {});
+    return envelope(page, toMessage);
   },
 };

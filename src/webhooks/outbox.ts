@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Schemas } from '../operations/types.js';
+import type { components } from '../generated/openapi.js';
 import type { Store } from '../store/db.js';
-import { webhookDeliveriesRepository } from '../store/repositories/webhook-deliveries.js';
+import { webhookMessagesRepository } from '../store/repositories/webhook-messages.js';
 
-export type WebhookEventType = Schemas['WebhookEventType'];
+/** The contract's catalogue of events (WebhookEventType). */
+export type WebhookEventType = components['schemas']['WebhookEventType'];
 
 /**
  * A message id, sent as `webhook-id`: unique (a random UUID's 122 bits, as 32 hex digits), and
@@ -33,6 +34,6 @@ export async function recordEvent(store: Pick<Store, 'db'>, companyId: string, t
   const payload = JSON.stringify({ type, timestamp, data });
   const messageId = newMessageId();
   const due = new Date(at.getTime() + HAND_OFF_MS).toISOString();
-  const deliveries = await webhookDeliveriesRepository(store).enqueue({ companyId, type, messageId, payload, created: timestamp, due });
+  const deliveries = await webhookMessagesRepository(store).enqueue({ companyId, type, messageId, payload, created: timestamp, due });
   return deliveries > 0 ? messageId : null;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { invalid, type FieldError } from '../domain/refusals.js';
 
 /**
  * Endpoint secrets as Standard Webhooks spells them (docs/decisions.md, "Reference values"): `whsec_` and the
@@ -17,4 +18,11 @@ export function secretKey(secret: string): Buffer | undefined {
   if (!SECRET_PATTERN.test(secret)) return undefined;
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
   return key.length >= 24 && key.length <= 64 ? key : undefined;
+}
+
+/** A secret given for an endpoint (an import) must be one secretKey reads. */
+export function checkSecret(secret: string): FieldError[] {
+  return secretKey(secret)
+    ? []
+    : [invalid('InvalidSecret', 'Secret', (name) => `${name} must be whsec_ followed by the standard base64 of 24 to 64 bytes.`)];
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
-import { webhookDeliveriesRepository, type ClaimedDelivery } from '../store/repositories/webhook-deliveries.js';
+import { webhookQueueRepository, type ClaimedDelivery } from '../store/repositories/webhook-queue.js';
 import { nextAttemptAt, retryAfterMs } from './schedule.js';
 import { secretKey } from './secret.js';
 import { send, type ResolveAll } from './send.js';
@@ -43,7 +43,7 @@ export interface DeliveryWorker {
  * so a live node always records its attempt before another could take the delivery.
  */
 export function createDeliveryWorker(store: Store, options: DeliveryWorkerOptions): DeliveryWorker {
-  const repository = webhookDeliveriesRepository(store);
+  const repository = webhookQueueRepository(store);
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const leaseMs = 2 * options.timeoutMs + 1000;
   const inFlight = new Map<number, Promise<void>>();

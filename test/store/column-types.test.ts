@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { affinity, kindOf, readColumnFacts, type Affinity, type ColumnKind } from '../../scripts/db-column-types.js';
+import { loadDemoData } from '../../src/import/demo-data.js';
 import { openStore } from '../../src/store/db.js';
-import { DEMO_COMPANY_A, loadDemoData } from '../../src/store/demo-data.js';
-import { webhookDeliveriesRepository } from '../../src/store/repositories/webhook-deliveries.js';
+import { DEMO_COMPANY_A } from '../../src/store/demo-data.js';
+import { webhookQueueRepository } from '../../src/store/repositories/webhook-queue.js';
 import { recordEvent, type WebhookEventType } from '../../src/webhooks/outbox.js';
 import { engine } from '../test-store.js';
 import { memoryStore } from './store-helper.js';
@@ -52,17 +53,17 @@ t.test('the column types derived for src/generated/db.ts hold for the demo data,
  * The outbox tables are filled by writes through the API, not by the demo data: an event for
  * the demo endpoint that takes `booking.created`, one failed attempt, and a claim under lease.
  */
-async function fillOutbox(store: Parameters<typeof webhookDeliveriesRepository>[0]) {
+async function fillOutbox(store: Parameters<typeof webhookQueueRepository>[0]) {
   const messageId = (await recordEvent(store, DEMO_COMPANY_A, 'booking.created' as WebhookEventType, { Id: 1 }))!;
-  const outbox = webhookDeliveriesRepository(store);
+  const queue = webhookQueueRepository(store);
   const now = new Date();
   const later = (ms: number) => new Date(now.getTime() + ms).toISOString();
-  const [claimed] = await outbox.claim('node', later(0), later(60000), 1, [messageId]);
-  await outbox.record(claimed.delivery, 'node', {
+  const [claimed] = await queue.claim('node', later(0), later(60000), 1, [messageId]);
+  await queue.record(claimed.delivery, 'node', {
     attemptedAt: now.toISOString(), url: claimed.endpoint!.url, statusCode: 500, durationMs: 12, succeeded: false,
     response: 'no', error: null, nextAttemptAt: later(1000), gone: false,
   });
-  await outbox.claim('node', later(2000), later(62000), 1);
+  await queue.claim('node', later(2000), later(62000), 1);
 }
 
 t.test('every 0/1 flag the migrations declare is typed Bool', async (t) => {

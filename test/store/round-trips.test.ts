@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
-import { webhookDeliveriesRepository } from '../../src/store/repositories/webhook-deliveries.js';
+import { webhookQueueRepository } from '../../src/store/repositories/webhook-queue.js';
 import { countStatements } from '../../src/store/statements.js';
 import { buildTestApp } from '../helper.js';
 import { SUCCESSFUL_CALLS as CALLS } from '../operation-calls.js';
@@ -27,7 +27,7 @@ const DELETE_RESOURCE =
  * a transaction of one INSERT or UPDATE each, where PostgreSQL writes them in one statement.
  */
 const EVENT =
-  'With its webhook event (product-decisions §7): the write runs in a transaction (BEGIN, COMMIT) that also ' +
+  'With its webhook event (docs/decisions.md, "Events and deliveries"): the write runs in a transaction (BEGIN, COMMIT) that also ' +
   'records the event, one INSERT … SELECT of its deliveries, so the event commits with the write or not at all.';
 
 const BUDGETS: Record<string, { sqlite: number; postgres: number; why: string }> = {
@@ -83,7 +83,7 @@ t.test(`a webhook delivery costs a claim and a record: ${engine === 'postgres' ?
     data: dataWithEndpoints('http://127.0.0.1:9', [{ company: A, id: 'counted', eventTypes: ['tag.deactivated'] }]),
   });
   t.equal((await api.call('DELETE', '/tags/102')).statusCode, 200);
-  const deliveries = webhookDeliveriesRepository(api.app.store);
+  const deliveries = webhookQueueRepository(api.app.store);
   const now = new Date(Date.now() + 1000);
   const lease = new Date(now.getTime() + 60_000).toISOString();
   const claim = await countStatements(() => deliveries.claim('counter', now.toISOString(), lease, 16));

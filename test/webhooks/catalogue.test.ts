@@ -2,8 +2,8 @@ import t from 'tap';
 import { contract, deref } from '../contract-operations.js';
 import { EVENT_TYPES } from './setup.js';
 
-// The event catalogue lives in the contract (product-decisions §7): the WebhookEventType
-// enum, the operations' `x-webhook-events`, and the Webhooks tag's table must agree.
+// The event catalogue lives in the contract: the WebhookEventType enum, the operations'
+// `x-webhook-events`, and the Webhooks tag's table must agree.
 
 const document = contract().document as any;
 const written = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
@@ -12,7 +12,7 @@ const written = Object.values(document.paths as Record<string, Record<string, an
 
 t.test('every event type of the catalogue is written by exactly one operation', async (t) => {
   const catalogue: string[] = document.components.schemas.WebhookEventType.enum;
-  t.strictSame([...catalogue].sort(), [...EVENT_TYPES].sort(), 'the catalogue of product-decisions §7');
+  t.strictSame([...catalogue].sort(), [...EVENT_TYPES].sort(), 'each event type of the catalogue has its write in setup.ts');
   t.strictSame([...written].sort(), [...catalogue].sort(), 'x-webhook-events name each type once');
 });
 

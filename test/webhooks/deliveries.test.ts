@@ -5,7 +5,7 @@ import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
 import { eventually, startReceiver, type Receiver } from './receiver.js';
 import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath, type TestEndpoint } from './setup.js';
 
-// Webhook deliveries in one process (product-decisions §7): a local receiver on 127.0.0.1
+// Webhook deliveries in one process (docs/decisions.md, "Events and deliveries"): a local receiver on 127.0.0.1
 // verifies every delivery with the Standard Webhooks reference library. The schedule is
 // shortened by WEBHOOK_RETRY_SCHEDULE.
 

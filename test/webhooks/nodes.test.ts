@@ -5,8 +5,8 @@ import { prepareDatabase, serverDatabase, startServer, type ServerProcess } from
 import { eventually, startReceiver } from './receiver.js';
 import { A, EVENT_TYPES, dataWithEndpoints, secretOfPath } from './setup.js';
 
-// Deliveries by server processes (product-decisions §7, "at least once" and "several
-// nodes"), on a database of the engine under test: a node killed during a delivery, and
+// Deliveries by server processes (docs/decisions.md, "Events and deliveries": at least
+// once, on several nodes), on a database of the engine under test: a node killed during a delivery, and
 // two nodes sharing one queue.
 
 async function serverEnv(t: Test, origin: string, extra: Record<string, string> = {}) {

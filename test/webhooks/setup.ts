@@ -1,19 +1,9 @@
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
+import type { WebhookEventType } from '../../src/webhooks/outbox.js';
 import type { CallOptions, Method } from '../helper.js';
 
 // What the webhook tests share: the demo data with its endpoints pointed at a local
-// receiver, and one write for each event of the catalogue (product-decisions §7).
-
-export const EVENT_TYPES = [
-  'resource.deleted',
-  'resource.deactivated',
-  'resourcetype.created',
-  'tag.deactivated',
-  'customfield.deleted',
-  'messagetemplate.created',
-  'rebatecode.created',
-  'rebatecode.transaction.created',
-] as const;
+// receiver, and one write for each event of the contract's catalogue (WebhookEventType).
 
 /** A Standard Webhooks secret per endpoint: `whsec_` + standard base64 of 32 bytes. */
 export const secretFor = (name: string) => `whsec_${Buffer.from(name.padEnd(32, '#')).toString('base64')}`;
@@ -48,8 +38,8 @@ export const secretOfPath = (path: string) => secretFor(path.split('?')[0].slice
 export const A = DEMO_COMPANY_A;
 export const B = DEMO_COMPANY_B;
 
-/** One write of company A per event type, on the demo data. */
-export const WRITES: Record<(typeof EVENT_TYPES)[number], [Method, string, CallOptions?]> = {
+/** One write of company A per event type, on the demo data: the compiler holds it to the catalogue. */
+export const WRITES: Record<WebhookEventType, [Method, string, CallOptions?]> = {
   'resource.deleted': ['DELETE', '/resource/103'],
   'resource.deactivated': ['DELETE', '/resource/101?Force=true'],
   'resourcetype.created': ['POST', '/resourcetypes', { body: { Name: 'Rooms' } }],
@@ -59,6 +49,9 @@ export const WRITES: Record<(typeof EVENT_TYPES)[number], [Method, string, CallO
   'rebatecode.created': ['POST', '/rebatecodes/fromarticle', { body: { ArticleId: 102 } }],
   'rebatecode.transaction.created': ['POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 10, Usage: 0, ChangeType: 'Decrease' } }],
 };
+
+/** The catalogue's event types, in the order of WRITES. */
+export const EVENT_TYPES = Object.keys(WRITES) as WebhookEventType[];
 
 /** Deliveries on, to private addresses (the receiver is on 127.0.0.1), retried quickly. */
 export const DELIVERY_CONFIG = {

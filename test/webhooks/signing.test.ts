@@ -3,10 +3,11 @@ import t from 'tap';
 import { loadConfig } from '../../src/config.js';
 import { standardSecret } from '../../src/store/migrations/0004_webhook_deliveries.js';
 import { nextAttemptAt, parseRetrySchedule, retryAfterMs } from '../../src/webhooks/schedule.js';
-import { newWebhookSecret, secretKey } from '../../src/webhooks/secret.js';
+import { checkSecret, newWebhookSecret, secretKey } from '../../src/webhooks/secret.js';
 import { signatureHeaders } from '../../src/webhooks/signing.js';
 
-// Signing, secrets and the retry schedule as plain functions (product-decisions §6, §7).
+// Signing, secrets and the retry schedule as plain functions (docs/decisions.md, "Reference
+// values" and "Events and deliveries").
 
 t.test('generated secrets are whsec_ + standard base64 of 32 bytes, and the reference library verifies what they sign', async (t) => {
   for (let i = 0; i < 200; i++) {
@@ -35,6 +36,8 @@ t.test('secretKey reads only the standard spelling of 24 to 64 bytes', async (t)
   t.notOk(secretKey(of(32).replace(/=+$/, '')), 'padding is part of standard base64');
   t.notOk(secretKey(`whsec_${Buffer.alloc(32, 251).toString('base64url')}`), 'base64url');
   t.notOk(secretKey(Buffer.alloc(32, 7).toString('base64')), 'no prefix');
+  t.strictSame(checkSecret(of(24)), [], 'a secret secretKey reads is accepted');
+  t.strictSame(checkSecret(of(23)).map((e) => [e.ErrorCode, e.FieldName]), [['InvalidSecret', 'Secret']], 'and one it does not, refused');
 });
 
 t.test('migration 0004 respells old secrets, keeping their key bytes', async (t) => {
@@ -57,7 +60,7 @@ t.test('WEBHOOK_RETRY_SCHEDULE: delays with a unit, one per retry', async (t) =>
   t.match(parseRetrySchedule(''), /is not a delay/);
   t.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5x' }, {}), /WEBHOOK_RETRY_SCHEDULE: "5x" is not a delay/);
   const defaults = loadConfig({}, {});
-  t.equal(defaults.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h', 'the default of product-decisions §7');
+  t.equal(defaults.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h', 'the default of docs/decisions.md');
   t.equal(defaults.WEBHOOK_TIMEOUT_MS, 15000, 'an attempt times out after 15 s by default');
   t.equal(defaults.WEBHOOK_DELIVERY, true, 'a node delivers unless told not to');
   t.equal(defaults.WEBHOOK_ALLOW_PRIVATE_TARGETS, false, 'private addresses are refused unless allowed');

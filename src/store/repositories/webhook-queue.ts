@@ -1,32 +1,18 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Store } from '../db.js';
-import { jsonHelpers, jsonList, jsonTextArrayContains, parseJson, type Json } from '../json.js';
 import { isPostgres } from '../engines/engine.js';
-import { preparedPages, type Page } from '../paging.js';
+import { jsonList } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
-import type { Database, NewRow, Row } from '../schema.js';
+import type { Database, NewRow } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
+import type { DeliveryRow, DeliveryStatus } from './webhook-messages.js';
+import { deliveryTarget, targetKey, webhooksRepository, type DeliveryTarget } from './webhooks.js';
 
-export type DeliveryRow = Row<'webhook_deliveries'>;
-export type AttemptRow = Row<'webhook_attempts'>;
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-
-/** An event as the outbox records it: the body is final, signed and sent as it is. */
-export interface OutboxEvent {
-  companyId: string;
-  type: string;
-  messageId: string;
-  payload: string;
-  created: string;
-  /** when any node may make the first attempt (outbox.ts HAND_OFF_MS) */
-  due: string;
-}
-
-/** A delivery a worker holds, with what it needs of its endpoint as the endpoint is now. */
+/** A delivery a worker holds, with its endpoint as the endpoint is now. */
 export interface ClaimedDelivery {
   delivery: DeliveryRow;
   /** undefined when the endpoint is gone */
-  endpoint?: { url: string; secret: string; disabled: boolean };
+  endpoint?: DeliveryTarget;
 }
 
 /** How an attempt went, and what becomes of its delivery. */
@@ -43,36 +29,6 @@ export interface AttemptOutcome {
   /** the endpoint answered 410 Gone: disable it and fail its pending deliveries */
   gone: boolean;
 }
-
-export type MessageRow = DeliveryRow & { attempt_rows: AttemptRow[] };
-
-/**
- * The event's deliveries, one per endpoint of its company that is not disabled and whose
- * EventTypes hold its type: one INSERT … SELECT.
- */
-const enqueueQuery = prepared((db, p: Placeholders<OutboxEvent>) =>
-  db
-    .insertInto('webhook_deliveries')
-    .columns(['company_id', 'endpoint_id', 'message_id', 'event_type', 'payload', 'created', 'status', 'attempts', 'next_attempt_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('webhook_endpoints')
-        .select((s) => [
-          'company_id',
-          'id',
-          s.val(p.messageId).as('message_id'),
-          s.val(p.type).as('event_type'),
-          s.val(p.payload).as('payload'),
-          s.val(p.created).as('created'),
-          s.val('pending').as('status'),
-          s.val(0).as('attempts'),
-          s.val(p.due).as('next_attempt_at'),
-        ])
-        .where('company_id', '=', p.companyId)
-        .where('disabled', '=', 0)
-        .where(jsonTextArrayContains(db, 'webhook_endpoints.event_types', p.type)),
-    ),
-);
 
 interface ClaimValues {
   owner: string;
@@ -123,33 +79,18 @@ const claimWithEndpoints = preparedVariants(
     ),
 );
 
-/** SQLite: the UPDATE, whose RETURNING sees only the updated table; then the endpoints. */
+/** SQLite: the UPDATE, whose RETURNING sees only the updated table. */
 const claimAlone = preparedVariants(
   (withMessages: boolean) => String(withMessages),
   (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => claimUpdate(db, db, p, withMessages).returningAll()),
-);
-
-/** SQLite: the endpoints named by a JSON list of [company_id, id] pairs. */
-const endpointsOfPairs = prepared((db, p: Placeholders<{ pairs: string }>) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select(['company_id', 'id', 'url', 'secret', 'disabled'])
-    .where(sql<boolean>`(company_id, id) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${p.pairs}))`),
 );
 
 /** An attempt's row, and what becomes of its delivery, while `owner` holds it. */
 type RecordValues = Omit<NewRow<'webhook_attempts'>, 'id'> & { status: DeliveryStatus; owner: string };
 
 const attemptValues = (p: Placeholders<RecordValues>): Omit<NewRow<'webhook_attempts'>, 'id'> => ({
-  delivery_id: p.delivery_id,
-  attempted_at: p.attempted_at,
-  url: p.url,
-  status_code: p.status_code,
-  duration_ms: p.duration_ms,
-  succeeded: p.succeeded,
-  response: p.response,
-  error: p.error,
-  next_attempt_at: p.next_attempt_at,
+  delivery_id: p.delivery_id, attempted_at: p.attempted_at, url: p.url, status_code: p.status_code, duration_ms: p.duration_ms,
+  succeeded: p.succeeded, response: p.response, error: p.error, next_attempt_at: p.next_attempt_at,
 });
 
 const moveDelivery = (creator: QueryCreator<Database>, p: Placeholders<RecordValues>) =>
@@ -185,21 +126,11 @@ const releaseHeld = prepared((db, p: Placeholders<{ ids: string; owner: string }
     .where('lease_owner', '=', p.owner),
 );
 
-interface EndpointValues {
-  companyId: string;
-  endpointId: string;
-  now: string;
-}
-
-const disableQuery = prepared((db, p: Placeholders<EndpointValues>) =>
-  db.updateTable('webhook_endpoints').set({ disabled: 1, updated: p.now }).where('company_id', '=', p.companyId).where('id', '=', p.endpointId),
-);
-
 /**
  * A disabled endpoint's pending deliveries end. One that a node holds is left to it: it
  * records its attempt, and the next claim finds the endpoint disabled and ends the delivery.
  */
-const failPendingQuery = prepared((db, p: Placeholders<EndpointValues>) =>
+const failPendingQuery = prepared((db, p: Placeholders<{ companyId: string; endpointId: string; now: string }>) =>
   db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', next_attempt_at: null })
@@ -209,19 +140,9 @@ const failPendingQuery = prepared((db, p: Placeholders<EndpointValues>) =>
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<=', p.now)])),
 );
 
-/** Webhook deliveries: the outbox the writes fill, and the workers' queue. */
-export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
+/** The workers' queue of deliveries, and the attempts they record (docs/decisions.md, "Events and deliveries"). */
+export function webhookQueueRepository({ db }: Pick<Store, 'db'>) {
   return {
-    /**
-     * The event's deliveries, one per endpoint of its company that is not disabled and whose
-     * EventTypes hold its type: one INSERT … SELECT, in the caller's transaction. Answers how
-     * many there are.
-     */
-    async enqueue(event: OutboxEvent): Promise<number> {
-      const { numAffectedRows } = await enqueueQuery.run(db, event);
-      return Number(numAffectedRows ?? 0);
-    },
-
     /**
      * Takes up to `limit` due deliveries for `owner` until `leaseExpiresAt`, soonest due
      * first, with their endpoints as they are now; the first attempts of `messageIds` (this
@@ -238,16 +159,13 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
         const rows = await claimWithEndpoints(withMessages).execute(db, values);
         return rows.map(({ url, secret, disabled, ...delivery }) => ({
           delivery,
-          endpoint: url === null || secret === null ? undefined : endpointOf({ url, secret, disabled }),
+          endpoint: url === null || secret === null ? undefined : deliveryTarget({ url, secret, disabled }),
         }));
       }
       const claimed = await claimAlone(withMessages).execute(db, values);
       if (claimed.length === 0) return [];
-      const endpoints = await endpointsOfPairs.execute(db, { pairs: JSON.stringify(claimed.map((d) => [d.company_id, d.endpoint_id])) });
-      return claimed.map((delivery) => {
-        const endpoint = endpoints.find((e) => e.company_id === delivery.company_id && e.id === delivery.endpoint_id);
-        return { delivery, endpoint: endpoint && endpointOf(endpoint) };
-      });
+      const targets = await webhooksRepository({ db }).targets(claimed.map((d) => [d.company_id, d.endpoint_id] as const));
+      return claimed.map((delivery) => ({ delivery, endpoint: targets.get(targetKey(delivery.company_id, delivery.endpoint_id)) }));
     },
 
     /**
@@ -257,30 +175,27 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
      *
      * Per engine: on PostgreSQL the attempt's INSERT is a data-modifying CTE of the
      * delivery's UPDATE, one statement and one round trip; on SQLite the two run in one
-     * transaction. A 410 also disables the endpoint, in one transaction on both.
+     * transaction. A 410 also disables the endpoint and ends its pending deliveries, in one
+     * transaction on both.
      */
     async record(delivery: DeliveryRow, owner: string, outcome: AttemptOutcome): Promise<void> {
       const values: RecordValues = {
-        delivery_id: delivery.id,
-        attempted_at: outcome.attemptedAt,
-        url: outcome.url,
-        status_code: outcome.statusCode,
-        duration_ms: outcome.durationMs,
-        succeeded: outcome.succeeded ? 1 : 0,
-        response: outcome.response,
-        error: outcome.error,
-        next_attempt_at: outcome.nextAttemptAt,
+        delivery_id: delivery.id, attempted_at: outcome.attemptedAt, url: outcome.url, status_code: outcome.statusCode,
+        duration_ms: outcome.durationMs, succeeded: outcome.succeeded ? 1 : 0, response: outcome.response, error: outcome.error,
+        next_attempt_at: outcome.nextAttemptAt, owner,
         status: outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed',
-        owner,
       };
       if (isPostgres(db) && !outcome.gone) {
         await statementWithRetries(db, () => recordInOne.run(db, values));
         return;
       }
-      await inTransaction({ db }, async ({ db: trx }) => {
-        await insertAttempt.run(trx, values);
-        await moveAlone.run(trx, values);
-        if (outcome.gone) await disableEndpoint(trx, delivery.company_id, delivery.endpoint_id);
+      await inTransaction({ db }, async (tx) => {
+        await insertAttempt.run(tx.db, values);
+        await moveAlone.run(tx.db, values);
+        if (!outcome.gone) return;
+        const endpoint = { companyId: delivery.company_id, endpointId: delivery.endpoint_id, now: new Date().toISOString() };
+        await webhooksRepository(tx).disable(endpoint.companyId, endpoint.endpointId, endpoint.now);
+        await failPendingQuery.run(tx.db, endpoint);
       });
     },
 
@@ -289,9 +204,9 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
       await failHeld.run(db, { id: delivery.id, owner });
     },
 
-    /** Ends an endpoint's pending deliveries that no node holds (it was disabled). */
-    failPending(companyId: string, endpointId: string): Promise<void> {
-      return failPending(db, companyId, endpointId);
+    /** Ends an endpoint's pending deliveries that no node holds (it was disabled; failPendingQuery). */
+    async failPending(companyId: string, endpointId: string): Promise<void> {
+      await failPendingQuery.run(db, { companyId, endpointId, now: new Date().toISOString() });
     },
 
     /** Gives deliveries back unattempted (a node stopping): due again at once, for any node. */
@@ -299,68 +214,5 @@ export function webhookDeliveriesRepository({ db }: Pick<Store, 'db'>) {
       if (ids.length === 0) return;
       await releaseHeld.run(db, { ids: JSON.stringify(ids), owner });
     },
-
-    /** A page of an endpoint's messages, newest first, each with its attempts (one statement). */
-    async messages(
-      companyId: string,
-      endpointId: string,
-      filter: { status?: DeliveryStatus },
-      request: { Skip?: number | null; Take?: number | null },
-    ): Promise<Page<MessageRow>> {
-      const page = await messagePages(db, { companyId, endpointId, status: filter.status }, { ...request, OrderByDesc: 'Id' });
-      return {
-        ...page,
-        rows: page.rows.map(({ attempts_json, ...row }) => ({ ...row, attempt_rows: parseJson(attempts_json) as AttemptRow[] })),
-      };
-    },
   };
-}
-
-interface MessageFilter {
-  companyId: string;
-  endpointId: string;
-  status?: DeliveryStatus;
-}
-
-const messagePages = preparedPages<Database, 'webhook_deliveries', MessageFilter, Row<'webhook_deliveries'> & { attempts_json: Json<unknown[]> }>({
-  shape: (filter) => (filter.status ? 'status' : ''),
-  from: (db, p, shape) => {
-    const own = db.selectFrom('webhook_deliveries').where('company_id', '=', p.companyId).where('endpoint_id', '=', p.endpointId);
-    return shape === 'status' ? own.where('status', '=', p.status!) : own;
-  },
-  select: (q, db) =>
-    q.selectAll('webhook_deliveries').select((eb) =>
-      jsonHelpers(db)
-        .array(
-          eb
-            .selectFrom('webhook_attempts')
-            .select([
-              'webhook_attempts.id', 'webhook_attempts.delivery_id', 'webhook_attempts.attempted_at', 'webhook_attempts.url',
-              'webhook_attempts.status_code', 'webhook_attempts.duration_ms', 'webhook_attempts.succeeded',
-              'webhook_attempts.response', 'webhook_attempts.error', 'webhook_attempts.next_attempt_at',
-            ])
-            .whereRef('webhook_attempts.delivery_id', '=', 'webhook_deliveries.id')
-            .orderBy('webhook_attempts.id'),
-        )
-        .as('attempts_json'),
-    ),
-  sortable: { Id: 'webhook_deliveries.id' },
-  tiebreak: 'webhook_deliveries.id',
-});
-
-/** What a worker needs of an endpoint row. */
-function endpointOf(row: { url: string; secret: string; disabled: number | null }): NonNullable<ClaimedDelivery['endpoint']> {
-  return { url: row.url, secret: row.secret, disabled: row.disabled === 1 };
-}
-
-/** 410 Gone: the endpoint is disabled and its pending deliveries end (docs/decisions.md, "Events and deliveries"). */
-async function disableEndpoint(db: Kysely<Database>, companyId: string, endpointId: string): Promise<void> {
-  const values = { companyId, endpointId, now: new Date().toISOString() };
-  await disableQuery.run(db, values);
-  await failPendingQuery.run(db, values);
-}
-
-/** A disabled endpoint's pending deliveries end, but for those a node holds (failPendingQuery). */
-async function failPending(db: Kysely<Database>, companyId: string, endpointId: string): Promise<void> {
-  await failPendingQuery.run(db, { companyId, endpointId, now: new Date().toISOString() });
 }
