@@ -1,11 +1,11 @@
-// `npm run import -- <file.json>`: loads a data file (product decisions §5) into the store
+// `npm run import -- <file.json>`: loads a data file (README, "Importing data") into the store
 // named by DATABASE_URL. All or nothing: any bad record is reported on stderr, naming its
 // collection, index and field, and nothing is written.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { formatIssue, ImportError, importData } from '../src/import/import.js';
 import { openStore } from '../src/store/db.js';
-import { formatIssue, ImportError, importData } from '../src/store/import.js';
 
 function fail(message: string): never {
   console.error(message);

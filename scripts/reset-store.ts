@@ -4,8 +4,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { Migrator, NO_MIGRATIONS } from 'kysely';
 import { generatedSecretFile } from '../src/auth/secret.js';
 import type { Config } from '../src/config.js';
+import { loadDemoDataIntoEmptyStore } from '../src/import/demo-data.js';
 import { openStore, parseDatabaseUrl } from '../src/store/db.js';
-import { loadDemoDataIntoEmptyStore } from '../src/store/demo-data.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
 
 /** A reset this configuration does not allow; nothing was touched. */

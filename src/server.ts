@@ -2,8 +2,8 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
-import { loadDemoDataIntoEmptyStore } from './store/demo-data.js';
 import { isEmpty, openStore } from './store/db.js';
 
 /** The only file that listens: configuration, store, demo data, start, graceful stop. */

@@ -1,22 +1,12 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
+import type { Caller } from '../domain/caller.js';
 import { unauthorized } from '../http/errors.js';
 import { isGuid } from '../http/string-formats.js';
 import { resolveJwtSecret } from './secret.js';
 
-export const SUPERADMIN = 'superadmin';
-
-/** Who is calling, as the verified token says. */
-export interface Caller {
-  sub?: string;
-  /** the caller's company (lower-case guid), when the token names one */
-  companyId?: string;
-  roles: ReadonlySet<string>;
-}
-
 export type Authenticate = (authorization: string | undefined) => Promise<Caller>;
-
 
 /** Reads a dotted claim path such as `realm_access.roles`. */
 export function claim(payload: JWTPayload, path: string): unknown {

@@ -3,7 +3,7 @@
  * answer's mapper (operations/rebate-codes.mappers.ts) applies the decision to every
  * answer carrying a code, so none can skip it.
  */
-import { SUPERADMIN, type Caller } from '../auth/authenticate.js';
+import { SUPERADMIN, type Caller } from './caller.js';
 
 export const ADMINISTRATOR_READ = 'bookingsupplier-administrator-read';
 export const ADMINISTRATOR_WRITE = 'bookingsupplier-administrator-write';

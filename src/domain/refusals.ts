@@ -100,4 +100,10 @@ export function refuseAny(errors: readonly FieldError[]): void {
 
 export const notFound = (message: string): Refusal => new Refusal('notFound', 'NotFound', message);
 
+/** The row a lookup found, or a 404 saying what was not. */
+export function found<T>(row: T | undefined, message: string): T {
+  if (row === undefined) throw notFound(message);
+  return row;
+}
+
 export const conflict = (message: string): Refusal => new Refusal('conflict', 'Conflict', message);

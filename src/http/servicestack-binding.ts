@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { invalid, refused } from '../domain/refusals.js';
 import { coerceToSchema, define, isRecord, propertiesOf, type JsonSchema } from './coercion.js';
+import { parseJsv, toJsv, type JsvValue } from './jsv.js';
 import { isPredefinedRoute } from './servicestack-routes.js';
 
 /**
@@ -117,4 +119,45 @@ export function bindBody(schemas: RequestSchemas, fields: RequestFields, request
     }
   }
   return false;
+}
+
+// A query's `Fields` and `Meta` shape its answer rather than select its rows; the contract
+// declares both as text (Meta also as a map), so they are read here once the request is valid.
+
+/**
+ * The item fields that `Fields` (a comma-separated list) names, in the order of `known`,
+ * the item's field names, matched case-insensitively; undefined (every field) when it
+ * names none of them, as ServiceStack ignores unknown names.
+ */
+export function selectedFields(fields: string, known: readonly string[]): string[] | undefined {
+  const wanted = new Set(fields.split(',').map((f) => f.trim().toLowerCase()));
+  const selected = known.filter((name) => wanted.has(name.toLowerCase()));
+  return selected.length > 0 ? selected : undefined;
+}
+
+const isMap = (value: JsvValue): value is { [key: string]: JsvValue } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The request's Meta as a map, undefined when it holds nothing. Clients that send no
+ * deepObject maps (and ServiceStack's own) write it as one text, `{key:value}` in JSV or
+ * JSON; a value nested in that text keeps its JSV text, as a string map holds it, and an
+ * empty one is left out. A text that is no map is refused, naming Meta.
+ */
+export function requestMeta(meta: Record<string, string> | string): Record<string, string> | undefined {
+  const entries = typeof meta === 'string' ? metaText(meta) : Object.entries(meta);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+function metaText(text: string): [string, string][] {
+  let value: JsvValue;
+  try {
+    value = parseJsv(text);
+  } catch {
+    value = null;
+  }
+  if (!isMap(value)) throw refused(invalid('InvalidType', 'Meta', (name) => `${name} must be a map of strings: {key:value}.`));
+  return Object.entries(value).flatMap(([key, item]): [string, string][] =>
+    item === null ? [] : [[key, typeof item === 'string' ? item : toJsv(item)]],
+  );
 }

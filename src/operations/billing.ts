@@ -1,6 +1,6 @@
 import { billingMethodsRepository, type BillingMethodRow } from '../store/repositories/billing-methods.js';
 import { opt , type Answer } from '../store/rows.js';
-import { envelope, itemFields } from './query.js';
+import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 type BillingMethod = Schemas['BillingMethodResponse'];
@@ -9,12 +9,10 @@ type BillingMethod = Schemas['BillingMethodResponse'];
 export const toBillingMethod = (row: BillingMethodRow) =>
   ({ Id: row.id, Name: row.name, Description: opt(row.description), Countries: row.countries } satisfies Answer<BillingMethod>);
 
-const BILLING_METHOD_FIELDS = itemFields<BillingMethod>({ Id: true, Name: true, Description: true, Countries: true });
-
 export const billingHandlers: HandlersOf<'BillingMethodQuery'> = {
   /** Global reference data: any authenticated caller, no company scoping. */
   async BillingMethodQuery({ query, store }) {
     const page = await billingMethodsRepository(store).query({ countryId: query.CountryId }, query);
-    return envelope(page, toBillingMethod, query, BILLING_METHOD_FIELDS);
+    return envelope(page, toBillingMethod);
   },
 };

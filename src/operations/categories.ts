@@ -13,6 +13,6 @@ export const toCategory = (row: CategoryRow): Schemas['CompanyCategoryQueryRespo
 export const categoryHandlers: HandlersOf<'CategoryQuery'> = {
   async CategoryQuery({ query, store }) {
     const page = await categoriesRepository(store).query({ id: query.Id }, query);
-    return envelope(page, toCategory, query);
+    return envelope(page, toCategory);
   },
 };

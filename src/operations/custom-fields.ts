@@ -1,4 +1,4 @@
-import { notFound } from '../domain/refusals.js';
+import { found } from '../domain/refusals.js';
 import { customFieldsRepository, type CustomFieldRecord } from '../store/repositories/custom-fields.js';
 import { bool, opt , type Answer } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
@@ -34,8 +34,6 @@ export const toCustomField = ({ field, values, services }: CustomFieldRecord) =>
 export const customFieldHandlers: HandlersOf<'DeleteCustomField'> = {
   /** Hard delete of the configuration with its values and service links; answered as it was. */
   async DeleteCustomField({ params, companyId, store }) {
-    const record = await customFieldsRepository(store).delete(companyId, params.Id);
-    if (!record) throw notFound('Custom field not found.');
-    return toCustomField(record);
+    return toCustomField(found(await customFieldsRepository(store).delete(companyId, params.Id), 'Custom field not found.'));
   },
 };

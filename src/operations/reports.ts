@@ -1,6 +1,6 @@
 import { printoutsRepository, type PrintoutRow } from '../store/repositories/printouts.js';
 import { opt , type Answer } from '../store/rows.js';
-import { envelope, itemFields } from './query.js';
+import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 type Printout = Schemas['PrintoutQueryResponse'];
@@ -15,18 +15,10 @@ export const toPrintout = (row: PrintoutRow) =>
     FooterLeftCell: opt(row.footer_left_cell), FooterMiddleCell: opt(row.footer_middle_cell), FooterRightCell: opt(row.footer_right_cell),
   } satisfies Answer<Printout>);
 
-const PRINTOUT_FIELDS = itemFields<Printout>({
-  Id: true,
-  Name: true,
-  HeaderLeftCell: true, HeaderMiddleCell: true, HeaderRightCell: true,
-  BodyCell: true,
-  FooterLeftCell: true, FooterMiddleCell: true, FooterRightCell: true,
-});
-
 export const reportHandlers: HandlersOf<'BookingPrintoutQuery'> = {
   /** The company's printouts (roles and company scoping are checked by the framework). */
   async BookingPrintoutQuery({ query, companyId, store }) {
     const page = await printoutsRepository(store).query(companyId, { id: query.Id }, query);
-    return envelope(page, toPrintout, query, PRINTOUT_FIELDS);
+    return envelope(page, toPrintout);
   },
 };

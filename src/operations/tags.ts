@@ -1,6 +1,6 @@
-import { notFound } from '../domain/refusals.js';
+import { found } from '../domain/refusals.js';
 import { tagsRepository, type TagRow } from '../store/repositories/tags.js';
-import { bool, opt , type Answer } from '../store/rows.js';
+import { bool, opt, type Answer } from '../store/rows.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toTag = (row: TagRow) =>
@@ -12,8 +12,6 @@ export const toTag = (row: TagRow) =>
 export const tagHandlers: HandlersOf<'DeleteTag'> = {
   /** Soft delete: the tag is kept with Active = false. */
   async DeleteTag({ params, companyId, store }) {
-    const row = await tagsRepository(store).deactivate(companyId, params.Id);
-    if (!row) throw notFound('Tag not found.');
-    return toTag(row);
+    return toTag(found(await tagsRepository(store).deactivate(companyId, params.Id), 'Tag not found.'));
   },
 };

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
 import { badRequest } from '../http/errors.js';
 import { negotiateFormat } from '../http/negotiation.js';
+import { requestMeta, selectedFields } from '../http/servicestack-binding.js';
 import { utf8Body } from '../http/utf8.js';
 import { routeContract } from './route-contract.js';
 
@@ -17,6 +18,7 @@ export const formatsPlugin = fp(
     await app.register(accepts);
     app.decorateRequest('format', 'json');
     app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.config.ownMediaTypes) return;
       request.format = negotiateFormat(request);
       // `format` is matched case-insensitively; the contract's enum then sees its own spelling.
       const query = request.query as Record<string, unknown>;
@@ -46,17 +48,34 @@ export const formatsPlugin = fp(
   { name: 'formats' },
 );
 
-/** `Fields` narrows the CSV columns as it narrows the JSON fields (unknown names ignored). */
-function selectColumns(columns: string[] | undefined, fields: unknown): string[] | undefined {
-  if (!columns || typeof fields !== 'string') return columns;
-  const wanted = new Set(fields.split(',').map((f) => f.trim().toLowerCase()));
-  const kept = columns.filter((c) => wanted.has(c.toLowerCase()));
-  return kept.length > 0 ? kept : columns;
+/** Each item with only the `selected` fields. */
+function narrowed(result: unknown, selected: readonly string[]): unknown {
+  const envelope = result as { Results?: unknown };
+  if (!Array.isArray(envelope.Results)) return result;
+  envelope.Results = envelope.Results.map((item: Record<string, unknown>) => {
+    const kept: Record<string, unknown> = {};
+    for (const name of selected) if (Object.hasOwn(item, name)) kept[name] = item[name];
+    return kept;
+  });
+  return result;
 }
 
-/** An operation's answer in the negotiated format; `columns` are its schema's fields. */
+/**
+ * An operation's answer in the negotiated format; `columns` are its schema's fields (a
+ * query's: its items'). Where the operation declares them, `Fields` fills only the fields
+ * it names, in JSON and CSV alike, and `Meta` is echoed; elsewhere they are unknown names,
+ * ignored (docs/decisions.md, "Wire format" and "Layers point down").
+ */
 export function answer(request: FastifyRequest, reply: FastifyReply, operationId: string, columns: string[] | undefined, result: unknown) {
-  if (request.format !== 'csv') return result;
+  const query = request.query as { Fields?: unknown; Meta?: Record<string, string> | string };
+  let selected: string[] | undefined;
+  if (query.Fields !== undefined || query.Meta !== undefined) {
+    const declared = request.routeOptions.config.route?.query?.properties ?? {};
+    if (typeof query.Fields === 'string' && columns && declared.Fields) selected = selectedFields(query.Fields, columns);
+    const meta = query.Meta !== undefined && declared.Meta ? requestMeta(query.Meta) : undefined;
+    if (meta) (result as { Meta?: Record<string, string> }).Meta = meta;
+  }
+  if (request.format !== 'csv') return selected ? narrowed(result, selected) : result;
   reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition(operationId));
-  return toCsv(result, selectColumns(columns, (request.query as { Fields?: unknown }).Fields));
+  return toCsv(result, selected ?? columns);
 }

@@ -1,4 +1,3 @@
-import type { Store } from './db.js';
 import { demoClock } from './demo-data/clock.js';
 import { customFields } from './demo-data/custom-fields.js';
 import { servicesAndCustomers } from './demo-data/customers.js';
@@ -6,7 +5,6 @@ import { messagesWebhooksUsage } from './demo-data/messages.js';
 import { articlesAndRebateCodes } from './demo-data/rebate-codes.js';
 import { referenceData } from './demo-data/reference.js';
 import { resourcesAndBookings } from './demo-data/resources.js';
-import { importData, type ImportSummary } from './import.js';
 
 export { DEMO_COMPANY_A, DEMO_COMPANY_B, DEMO_CUSTOMERS, DEMO_IDS, DEMO_REBATE_CODES } from './demo-data/ids.js';
 
@@ -15,6 +13,7 @@ export { DEMO_COMPANY_A, DEMO_COMPANY_B, DEMO_CUSTOMERS, DEMO_IDS, DEMO_REBATE_C
  * every one of the thirteen operations be tried at once. Dates are relative to the moment
  * the set is built (./demo-data/clock.ts), so the demo stays meaningful whenever it is
  * loaded. The rows are in ./demo-data by area; the ids worth knowing in ./demo-data/ids.ts.
+ * It is data alone: the import loads it (src/import/demo-data.ts).
  */
 
 /** The demo data set as an import file, with dates relative to `now`. */
@@ -32,13 +31,3 @@ export function buildDemoData(now: Date = new Date()) {
 
 /** The demo data set as built when this module was loaded. */
 export const demoData = buildDemoData();
-
-/** Imports the demo data set (dates relative to `now`) into the store. */
-export async function loadDemoData(store: Store, now: Date = new Date()): Promise<ImportSummary> {
-  return importData(store, buildDemoData(now), { now });
-}
-
-/** Imports the demo data set when the store holds no company; undefined when it already did. */
-export function loadDemoDataIntoEmptyStore(store: Store, now: Date = new Date()): Promise<ImportSummary | undefined> {
-  return importData(store, buildDemoData(now), { now, onlyIntoEmptyStore: true });
-}

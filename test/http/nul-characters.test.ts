@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildDemoData, DEMO_COMPANY_A as A } from '../../src/store/demo-data.js';
-import { formatIssue, ImportError, importData } from '../../src/store/import.js';
+import { formatIssue, ImportError, importData } from '../../src/import/import.js';
 import { buildTestApp, expectRefusal, snapshot, type TestApp } from '../helper.js';
 import { testStore } from '../test-store.js';
 

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import t from 'tap';
-import { VerifiedTokens, type Caller } from '../../src/auth/authenticate.js';
+import { VerifiedTokens } from '../../src/auth/authenticate.js';
+import type { Caller } from '../../src/domain/caller.js';
 import { COMPANY_A, baseData } from '../fixtures.js';
 import { TEST_SECRET, WRITE, buildTestApp, expectRefusal } from '../helper.js';
 

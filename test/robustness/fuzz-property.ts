@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { SUPERADMIN } from '../../src/auth/authenticate.js';
+import { SUPERADMIN } from '../../src/domain/caller.js';
 import { mintToken } from '../../src/auth/token.js';
 import type { OperationInfo } from '../contract-operations.js';
 import { parseJsv } from '../../src/http/jsv.js';

@@ -4,7 +4,8 @@ import type { InjectOptions } from 'fastify';
 import t, { type Test } from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { maskUrl } from '../../src/http/log-redaction.js';
-import { DEMO_COMPANY_A, loadDemoData } from '../../src/store/demo-data.js';
+import { loadDemoData } from '../../src/import/demo-data.js';
+import { DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { TEST_SECRET, buildLoggedApp, rawExchange, token } from '../helper.js';
 
 // No leaks: at the most verbose level, across successes, refusals, malformed requests and

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { openStore } from '../../src/store/db.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
-import { importData } from '../../src/store/import.js';
+import { importData } from '../../src/import/import.js';
 import { TEST_SECRET, token } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
 import { startServer, tempDatabase, type ServerProcess } from './server-process.js';

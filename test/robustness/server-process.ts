@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
-import { importData } from '../../src/store/import.js';
+import { importData } from '../../src/import/import.js';
 import { engine, freshDatabase } from '../test-store.js';
 
 /**

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { loadDemoData } from '../../src/import/demo-data.js';
+import { importData } from '../../src/import/import.js';
 import { isEmpty } from '../../src/store/db.js';
 import {
   DEMO_COMPANY_A,
@@ -6,9 +8,7 @@ import {
   DEMO_IDS,
   DEMO_REBATE_CODES,
   demoData,
-  loadDemoData,
 } from '../../src/store/demo-data.js';
-import { importData } from '../../src/store/import.js';
 import { OUTBOX_TABLES, TABLE_NAMES } from '../../src/store/schema.js';
 import { rebateCodeSignKey } from '../../src/store/sign-key.js';
 import { memoryStore, rowCounts } from './store-helper.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Database } from '../store/schema.js';
 import type { AnyCollection, Entity, KeyClaim, Reference } from './collection.js';
 import { company } from './collections/reference.js';
 import type { ImportIssue } from './issues.js';

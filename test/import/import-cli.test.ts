@@ -5,9 +5,9 @@ import t, { type Test } from 'tap';
 import { openStore } from '../../src/store/db.js';
 import { demoData } from '../../src/store/demo-data.js';
 import { freshDatabase } from '../test-store.js';
-import { rowCounts } from './store-helper.js';
+import { rowCounts } from '../store/store-helper.js';
 
-// product-decisions §1: `npm run import -- <file.json>`, all or nothing, into the store
+// README, "Importing data": `npm run import -- <file.json>`, all or nothing, into the store
 // DATABASE_URL names: an SQLite file, or a fresh PostgreSQL database (../test-store.ts).
 
 const run = promisify(execFile);

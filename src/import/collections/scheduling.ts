@@ -1,4 +1,4 @@
-import { BOOKING_STATUS_NAMES, resourceTypeMemberErrors } from '../../../domain/resources.js';
+import { BOOKING_STATUS_NAMES, resourceTypeMemberErrors } from '../../domain/resources.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, linkRows, notBefore, refsTo, refTo } from '../collection.js';
 import { dateTime, fromContract, guid, idList, listOf, narrow, nonNegative, object, oneOf, positive } from '../schema.js';
 import { COLOR, customer, service } from './people.js';

@@ -1,5 +1,5 @@
-import type { components } from '../../generated/openapi.js';
-import { notEmpty } from '../../domain/refusals.js';
+import type { components } from '../generated/openapi.js';
+import { notEmpty } from '../domain/refusals.js';
 
 /**
  * The JSON Schemas of import items. Where an item uses the document's fields, its

@@ -1,5 +1,6 @@
-import { checkTemplate, normalizeSender, type MessageTypeRule } from '../../../domain/messages.js';
-import { checkSecret, checkUrlShape, normalizeEventTypes } from '../../../domain/webhooks.js';
+import { checkTemplate, normalizeSender, type MessageTypeRule } from '../../domain/messages.js';
+import { checkUrlShape, uniqueEventTypes } from '../../domain/webhooks.js';
+import { checkSecret } from '../../webhooks/secret.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, refsTo, refTo } from '../collection.js';
 import { dateTime, fromContract, guid, idList, nonNegative, object, positive } from '../schema.js';
 import { service } from './people.js';
@@ -81,11 +82,11 @@ export const webhookEndpoints = collection({
     { required: ['CompanyId', 'Id', 'Url', 'EventTypes'], filled: ['Id', 'Secret'] },
   ),
   // The save-time address policy is left out: data files name reserved `*.example` hosts.
-  check: (w) => [...checkUrlShape(w.Url), ...normalizeEventTypes(w.EventTypes).errors, ...(w.Secret == null ? [] : checkSecret(w.Secret))],
+  check: (w) => [...checkUrlShape(w.Url), ...(w.Secret == null ? [] : checkSecret(w.Secret))],
   async write(db, items, { now, newWebhookSecret }) {
     await insertRows(db, 'webhook_endpoints', items.map((w) => ({
       ...columns(w, ['CompanyId', 'Id', 'Url', 'Description']),
-      event_types: JSON.stringify(normalizeEventTypes(w.EventTypes).eventTypes),
+      event_types: JSON.stringify(uniqueEventTypes(w.EventTypes)),
       disabled: flag(w.Disabled, 0),
       secret: w.Secret ?? newWebhookSecret(),
       created: w.Created ?? now,

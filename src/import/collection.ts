@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import { displayName, invalid, label, type FieldError } from '../../domain/refusals.js';
-import type { Bool, Database, TableName } from '../schema.js';
+import { displayName, invalid, label, type FieldError } from '../domain/refusals.js';
+import type { Bool, Database, TableName } from '../store/schema.js';
 import type { Schema } from './schema.js';
 
 /**

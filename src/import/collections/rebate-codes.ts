@@ -1,6 +1,6 @@
-import { ACTIVE, REBATE_CODE_STATUSES, REBATE_CODE_TYPES, rebateCodeTypeName, WEEKDAYS } from '../../../domain/rebate-code-reference.js';
-import { invalid, type FieldError } from '../../../domain/refusals.js';
-import { rebateCodeSignKey } from '../../sign-key.js';
+import { ACTIVE, REBATE_CODE_STATUSES, REBATE_CODE_TYPES, rebateCodeTypeName, WEEKDAYS } from '../../domain/rebate-code-reference.js';
+import { invalid, type FieldError } from '../../domain/refusals.js';
+import { rebateCodeSignKey } from '../../store/sign-key.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, notBefore, refsTo, refTo, type KeyClaim } from '../collection.js';
 import { fromContract, guid, idList, int32, listOf, nonNegative, object, oneOf, positive, type TypeOf } from '../schema.js';
 import { article } from './fields-articles.js';

@@ -1,18 +1,20 @@
 import type { Kysely } from 'kysely';
-import { isEmpty, type Store } from './db.js';
-import { withRetries } from './transactions.js';
-import type { AnyCollection, Collection, FileItems, WriteContext } from './import/collection.js';
-import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './import/collections/index.js';
-import { formatIssue, itemIssue, type ImportIssue } from './import/issues.js';
-import { checkAcrossItems, type InvalidItem, type ValidItem } from './import/references.js';
-import { checkItem } from './import/validate.js';
+import { isEmpty, type Store } from '../store/db.js';
+import type { Database } from '../store/schema.js';
+import { withRetries } from '../store/transactions.js';
 import { newWebhookSecret } from '../webhooks/secret.js';
-import type { Database } from './schema.js';
+import type { AnyCollection, Collection, FileItems, WriteContext } from './collection.js';
+import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './collections/index.js';
+import { formatIssue, itemIssue, type ImportIssue } from './issues.js';
+import { checkAcrossItems, type InvalidItem, type ValidItem } from './references.js';
+import { checkItem } from './validate.js';
 
 export { COLLECTION_NAMES, formatIssue, type CollectionName, type ImportIssue };
 
 /**
- * Loads an import data file (product decisions §5) into the store: all or nothing.
+ * Loads an import data file (README, "Importing data") into the store: all or nothing. A
+ * use case of its own beside the operations, over the store's tables: like a request, each
+ * item is checked by the server's own validation (validate.ts) and the domain's rules.
  *
  * The whole file is validated first (each item against its JSON Schema, which refers to
  * the contract's components; duplicate ids; references within the file and to stored

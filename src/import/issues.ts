@@ -1,4 +1,4 @@
-import type { FieldError } from '../../domain/refusals.js';
+import type { FieldError } from '../domain/refusals.js';
 
 /** One problem in an import file, located by collection, item index and field path. */
 export interface ImportIssue {

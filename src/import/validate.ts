@@ -1,9 +1,9 @@
 import type { Ajv, ValidateFunction } from 'ajv';
-import { nulCharacterErrors } from '../../domain/nul.js';
-import type { FieldError } from '../../domain/refusals.js';
-import { createServerAjv } from '../../http/ajv.js';
-import { contract } from '../../http/contract.js';
-import { toFieldErrors } from '../../http/validation-errors.js';
+import { nulCharacterErrors } from '../domain/nul.js';
+import type { FieldError } from '../domain/refusals.js';
+import { createServerAjv } from '../http/ajv.js';
+import { contract } from '../http/contract.js';
+import { toFieldErrors } from '../http/validation-errors.js';
 import { CONTRACT_ID, type Json, type Schema } from './schema.js';
 
 /**

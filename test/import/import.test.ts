@@ -1,11 +1,11 @@
 import t from 'tap';
-import { ImportError, formatIssue, importData } from '../../src/store/import.js';
+import { ImportError, formatIssue, importData } from '../../src/import/import.js';
 import { OUTBOX_TABLES, type TableName } from '../../src/store/schema.js';
 import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
 import { snapshot } from '../snapshot.js';
-import { memoryStore, rowCounts } from './store-helper.js';
+import { memoryStore, rowCounts } from '../store/store-helper.js';
 
-// product-decisions §5: the import data file.
+// The import data file (README, "Importing data"; src/import/import.ts).
 
 /** A secret as Standard Webhooks spells it: whsec_ + standard base64 of 31 bytes. */
 const GIVEN_SECRET = 'whsec_Z2l2ZW4tc2VjcmV0LWdpdmVuLXNlY3JldC1naXZlbg==';
