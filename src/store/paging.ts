@@ -15,11 +15,6 @@ export interface Page<Row> {
   /** rows matching the filter, whatever the page (a COUNT in SQL) */
   total: number;
   rows: Row[];
-  /**
-   * The API fields the query could order by (its sortable columns): the envelope's
-   * fallback list of known item fields when a handler names none.
-   */
-  fields: string[];
 }
 
 export const DEFAULT_TAKE = 100;
@@ -145,7 +140,6 @@ const orderingKey = (orderings: Ordering[]) => orderings.map((o) => `${o.column}
  */
 export function preparedPages<DB, TB extends keyof DB, F extends object, Row>(spec: PagedQuery<DB, TB, F, Row>) {
   const shapeOf = spec.shape ?? (() => '');
-  const fields = Object.keys(spec.sortable);
   const counts = preparedVariants(
     (shape: string) => shape,
     (shape) => prepared((db: Kysely<DB>, p: Placeholders<F>) => spec.from(db, p, shape).select(sql<number>`count(*)`.as('total'))),
@@ -176,12 +170,12 @@ export function preparedPages<DB, TB extends keyof DB, F extends object, Row>(sp
     const { offset, limit } = pageWindow(request);
     const shape = shapeOf(filter);
     const count = async () => Number(((await counts(shape).takeFirst(db, filter)) as { total?: number } | undefined)?.total ?? 0);
-    if (limit === 0) return { offset, total: await count(), rows: [], fields };
+    if (limit === 0) return { offset, total: await count(), rows: [] };
     const rows = (await pages({ shape, orderings }).execute(db, { ...filter, limit, offset })) as Array<Row & Counted>;
-    if (rows.length === 0) return { offset, total: offset === 0 ? 0 : await count(), rows: [], fields };
+    if (rows.length === 0) return { offset, total: offset === 0 ? 0 : await count(), rows: [] };
     // PostgreSQL's count is a bigint, read as a number by the engine (engines/postgres.ts).
     const total = Number(rows[0][TOTAL]);
     for (const row of rows) delete row[TOTAL];
-    return { offset, total, rows, fields };
+    return { offset, total, rows };
   };
 }

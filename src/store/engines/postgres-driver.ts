@@ -1,16 +1,5 @@
-import {
-  CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  type RootOperationNode,
-  type TransactionSettings,
-} from 'kysely';
+import { CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode, TransactionSettings } from 'kysely';
 import type pg from 'pg';
 import { isPreparedQuery } from '../prepared.js';
 

@@ -1,16 +1,6 @@
 import type SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  type RootOperationNode,
-} from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode } from 'kysely';
 import { isPreparedQuery } from '../prepared.js';
 
 /** How many prepared statements a store keeps by SQL text: the shapes built per run (migrations, the import), with room. */
