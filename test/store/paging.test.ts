@@ -138,7 +138,7 @@ if (engine === 'sqlite') {
 t.test('a page past the end, or Take=0, adds a COUNT for the total; an empty filter does not', async (t) => {
   const { db, statements } = await scratch(t, 5);
   const page = await items(db, {}, { Skip: 5 });
-  t.same(page, { offset: 5, total: 5, rows: [], fields: ['Id', 'Name', 'Note'] });
+  t.same(page, { offset: 5, total: 5, rows: [] });
   t.equal(statements.length, 2);
   t.match(statements[1], /^select count\(\*\) as "total" from "items"$/);
   statements.length = 0;
