@@ -1,9 +1,12 @@
-import { DEMO_COMPANY_A, DEMO_IDS } from '../src/store/demo-data.js';
+import { DEMO_IDS } from '../src/store/demo-data.js';
+import { EXAMPLES, type Example, type ExampleOperation } from '../test/examples.js';
+import { exampleRequest } from '../test/operation-calls.js';
 
 // The request mix of `npm run soak`: each of the thirteen operations with a valid request
-// (answered 2xx while its data lasts) and an invalid one (answered 4xx). Writes that
-// consume data use pools the soak adds to the demo data, or are repeatable (a soft delete,
-// a forced deactivation, increases balanced by decreases), so the mix stays valid for hours.
+// (answered 2xx while its data lasts) and an invalid one (answered 4xx), both examples of
+// test/examples.ts, varied per request. Writes that consume data use pools the soak adds to
+// the demo data, or are repeatable (a soft delete, a forced deactivation, increases balanced
+// by decreases), so the mix stays valid for hours.
 
 export interface SoakRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -22,14 +25,26 @@ export interface SoakOperation {
 export const POOL_SIZE = 3000;
 
 export function soakOperations(tokens: { write: string; read: string; otherCompany: string }): SoakOperation[] {
-  const A = DEMO_COMPANY_A;
-  const write = { authorization: tokens.write };
-  const read = { authorization: tokens.read };
   let resourcePool = 0;
   let fieldPool = 0;
-  const req = (method: SoakRequest['method'], path: string, headers: Record<string, string>, body?: unknown): SoakRequest => ({ method, path, headers, body });
-  const lookup = (sign: string, serviceId: number) =>
-    `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=${sign}&ServiceId=${serviceId}&IncludeConnectedServices=true&IncludeConnectedDaysOfWeek=true`;
+  // The example's caller; a read answers company A's read role here, a write the write role.
+  const headersOf = (method: string, example: Example): Record<string, string> => {
+    if (example.as === null) return {};
+    if (example.company !== undefined) return { authorization: tokens.otherCompany };
+    return { authorization: method === 'GET' ? tokens.read : tokens.write };
+  };
+  /** The request of an example, with `changes` on top of it; `suffix` after its path (`.csv`). */
+  const req = (operationId: ExampleOperation, example: Example, changes: Pick<Example, 'path' | 'query' | 'body'> = {}, suffix = ''): SoakRequest => {
+    const varied: Example = {
+      ...example,
+      ...(changes.path ? { path: { ...example.path, ...changes.path } } : {}),
+      ...(changes.query ? { query: { ...example.query, ...changes.query } } : {}),
+      ...(changes.body ? { body: { ...example.body, ...changes.body } } : {}),
+    };
+    const { method, url } = exampleRequest(operationId, varied, suffix);
+    return { method: method as SoakRequest['method'], path: url, headers: headersOf(method, varied), body: varied.body };
+  };
+  const E = EXAMPLES;
 
   return [
     {
@@ -37,82 +52,89 @@ export function soakOperations(tokens: { write: string; read: string; otherCompa
       // A pooled resource is deleted; when the pool is empty, the resource with bookings is deactivated (Force).
       valid: () =>
         resourcePool < POOL_SIZE
-          ? req('DELETE', `/resource/${10000 + resourcePool++}`, write)
-          : req('DELETE', `/resource/${DEMO_IDS.resourceWithBlockingBookings}?Force=true`, write),
-      invalid: (n) => (n % 2 ? req('DELETE', `/resource/${DEMO_IDS.resourceWithBlockingBookings}`, write) : req('DELETE', `/resource/${DEMO_IDS.resourceOfCompanyB}`, write)),
+          ? req('DeleteResource', E.DeleteResource.deleted, { path: { Id: 10000 + resourcePool++ } })
+          : req('DeleteResource', E.DeleteResource.deactivated),
+      invalid: (n) => req('DeleteResource', n % 2 ? E.DeleteResource.blocked : E.DeleteResource['of company B']),
     },
     {
       name: 'CreateArticleRebateCode',
+      // A gift card or a punch ticket, by one of 50 buyers.
       valid: (n) =>
-        req('POST', '/rebatecodes/fromarticle', write, {
-          ArticleId: n % 2 ? DEMO_IDS.articles.giftCard : DEMO_IDS.articles.punchTicket,
-          Customer: { Firstname: 'Soak', Lastname: `Buyer ${n % 50}`, Email: `soak.buyer${n % 50}@example.org` },
-          Receiver: { Firstname: 'Friend', Email: 'friend@example.org', ReceiverMessage: 'Enjoy!' },
+        req('CreateArticleRebateCode', E.CreateArticleRebateCode['new buyer'], {
+          body: {
+            ArticleId: n % 2 ? DEMO_IDS.articles.giftCard : DEMO_IDS.articles.punchTicket,
+            Customer: { ...E.CreateArticleRebateCode['new buyer'].body.Customer, Lastname: `Buyer ${n % 50}`, Email: `soak.buyer${n % 50}@example.org` },
+          },
         }),
-      invalid: () => req('POST', '/rebatecodes/fromarticle', write, { ArticleId: DEMO_IDS.articles.product, Customer: { Email: 'x@example.org' } }),
+      invalid: () => req('CreateArticleRebateCode', E.CreateArticleRebateCode['not convertible']),
     },
     {
       name: 'GetRebateCodeBySign',
-      valid: (n) => req('GET', n % 2 ? lookup('MASSAGE100', 102) : lookup('value1000', 101), read),
-      invalid: (n) => req('GET', n % 2 ? lookup('PAUSED10', 101) : lookup(`NOPE${n}`, 101), read),
+      // Signs sent lower-case: lookups ignore case.
+      valid: (n) =>
+        n % 2
+          ? req('GetRebateCodeBySign', E.GetRebateCodeBySign['for one service'])
+          : req('GetRebateCodeBySign', E.GetRebateCodeBySign.default, { query: { RebateCodeSign: E.GetRebateCodeBySign.default.query.RebateCodeSign.toLowerCase() } }),
+      invalid: (n) =>
+        n % 2
+          ? req('GetRebateCodeBySign', E.GetRebateCodeBySign.inactive)
+          : req('GetRebateCodeBySign', E.GetRebateCodeBySign['unknown sign'], { query: { RebateCodeSign: `NOPE${n}` } }),
     },
     {
       name: 'CreateRebateCodeTransaction',
       // Increases and decreases of 1 alternate on the value card, so its balance stays put.
-      valid: (n) => req('POST', '/rebatecodes/transactions', write, { RebateCodeId: 103, Amount: 1, Usage: 0, ChangeType: n % 2 ? 'Decrease' : 'Increase' }),
-      invalid: () => req('POST', '/rebatecodes/transactions', write, { RebateCodeId: 103, Amount: 100000000, Usage: 0, ChangeType: 'Decrease' }),
+      valid: (n) =>
+        req('CreateRebateCodeTransaction', n % 2 ? E.CreateRebateCodeTransaction.default : E.CreateRebateCodeTransaction.increase, { body: { RebateCodeId: 103, Amount: 1 } }),
+      invalid: () => req('CreateRebateCodeTransaction', E.CreateRebateCodeTransaction['beyond the balance']),
     },
     {
       name: 'DeleteCustomField',
-      valid: () => req('DELETE', `/customfields/${fieldPool < POOL_SIZE ? 10000 + fieldPool++ : 99999}`, write),
-      invalid: () => req('DELETE', `/customfields/${DEMO_IDS.customFields.companyB}`, write),
+      valid: () => req('DeleteCustomField', E.DeleteCustomField.default, { path: { Id: fieldPool < POOL_SIZE ? 10000 + fieldPool++ : 99999 } }),
+      invalid: () => req('DeleteCustomField', E.DeleteCustomField['of company B']),
     },
     {
       name: 'BookingPrintoutQuery',
-      valid: (n) => req('GET', `/reports/booking/printout?Skip=${n % 30}&Take=10&OrderBy=Name${n % 5 === 0 ? '&format=csv' : ''}`, read),
-      invalid: () => req('GET', '/reports/booking/printout?OrderBy=Nope', read),
+      valid: (n) => req('BookingPrintoutQuery', E.BookingPrintoutQuery.default, { query: { Skip: n % 30, ...(n % 5 === 0 ? { format: 'csv' } : {}) } }),
+      invalid: () => req('BookingPrintoutQuery', E.BookingPrintoutQuery['unknown order']),
     },
     {
       name: 'CreateMessageTemplate',
-      valid: (n) =>
-        req('POST', '/messages/templates', write, {
-          TypeId: DEMO_IDS.messageTypes.confirmationEmail, Name: `Soak ${n}`, Title: 'Thanks', Body: 'Hi {Firstname}, see you {From}.',
-          Sender: 'soak@studionova.example', Language: n % 2 ? 'sv' : 'en', Services: [101, 102],
-        }),
-      invalid: () => req('POST', '/messages/templates', write, { TypeId: DEMO_IDS.messageTypes.confirmationSms, Name: 'SMS', Title: 'x', Body: 'y'.repeat(200), Sender: 'a@b.se' }),
+      valid: (n) => req('CreateMessageTemplate', E.CreateMessageTemplate.default, { body: { Name: `Soak ${n}`, Language: n % 2 ? 'sv' : 'en' } }),
+      invalid: () => req('CreateMessageTemplate', E.CreateMessageTemplate['SMS too long']),
     },
     {
       name: 'DeleteTag',
-      valid: (n) => req('DELETE', `/tags/${[101, 102, 103][n % 3]}`, write),
-      invalid: () => req('DELETE', `/tags/${DEMO_IDS.tags.memberB}`, write),
+      valid: (n) => req('DeleteTag', E.DeleteTag.default, { path: { Id: [DEMO_IDS.tags.vip, DEMO_IDS.tags.regular, DEMO_IDS.tags.newsletter][n % 3] } }),
+      invalid: () => req('DeleteTag', E.DeleteTag['of company B']),
     },
     {
       name: 'CreateResourceType',
-      valid: (n) => req('POST', '/resourcetypes', write, { Name: `Soak type ${n}`, Active: true, Resources: [{ Id: 101, Priority: 1 }, { Id: 103 }] }),
-      invalid: () => req('POST', '/resourcetypes', write, { Name: 'Bad', Resources: [{ Id: DEMO_IDS.resourceOfCompanyB }, { Id: 101 }, { Id: 101 }] }),
+      valid: (n) => req('CreateResourceType', E.CreateResourceType.default, { body: { Name: `Soak type ${n}` } }),
+      invalid: () => req('CreateResourceType', E.CreateResourceType['unknown and repeated resources']),
     },
     {
       name: 'BillingMethodQuery',
-      valid: (n) => req('GET', `/billing/methods?CountryId=${['SE', 'NO', 'DK', 'FI'][n % 4]}&OrderByDesc=Name`, read),
-      invalid: () => req('GET', '/billing/methods?Take=-1', read),
+      valid: (n) => req('BillingMethodQuery', E.BillingMethodQuery['by name, descending'], { query: { CountryId: ['SE', 'NO', 'DK', 'FI'][n % 4] } }),
+      invalid: () => req('BillingMethodQuery', E.BillingMethodQuery['negative Take']),
     },
     {
       name: 'CategoryQuery',
-      valid: (n) => req('GET', `/categories${n % 4 === 0 ? '.csv' : ''}?Take=5&Fields=Id,Name`, {}),
-      invalid: () => req('GET', '/categories?format=xml', {}),
+      valid: (n) => req('CategoryQuery', E.CategoryQuery.default, {}, n % 4 === 0 ? '.csv' : ''),
+      invalid: () => req('CategoryQuery', E.CategoryQuery['as XML']),
     },
     {
       name: 'GetMcpUsage',
-      valid: () => req('GET', '/assistant/mcp/usage', read),
-      invalid: () => req('GET', `/assistant/mcp/usage?CompanyId=${A}`, { authorization: tokens.otherCompany }),
+      valid: () => req('GetMcpUsage', E.GetMcpUsage.default),
+      invalid: () => req('GetMcpUsage', E.GetMcpUsage["another company's"]),
     },
     {
       name: 'UpdateWebhookEndpoint',
+      // A public address literal: host names are not resolved when saving.
       valid: (n) =>
-        req('PUT', `/webhook/endpoints/${DEMO_IDS.webhooks.bookingsA}?CompanyId=${A}`, write, {
-          Url: `https://93.184.215.${(n % 200) + 1}/hooks`, EventTypes: ['booking.created', 'booking.canceled'], Description: `Soak ${n}`, Disabled: n % 2 === 0,
+        req('UpdateWebhookEndpoint', E.UpdateWebhookEndpoint.default, {
+          body: { Url: `https://93.184.215.${(n % 200) + 1}/hooks`, Description: `Soak ${n}`, Disabled: n % 2 === 0 },
         }),
-      invalid: () => req('PUT', `/webhook/endpoints/${DEMO_IDS.webhooks.bookingsA}?CompanyId=${A}`, write, { Url: 'http://169.254.169.254/latest', EventTypes: ['x'] }),
+      invalid: () => req('UpdateWebhookEndpoint', E.UpdateWebhookEndpoint['private address']),
     },
   ];
 }

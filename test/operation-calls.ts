@@ -1,33 +1,67 @@
-import { DEMO_COMPANY_A } from '../src/store/demo-data.js';
+import { contract } from './contract-operations.js';
+import { EXAMPLES, type Example, type ExampleOperation } from './examples.js';
 import type { CallOptions, Method } from './requests.js';
 
-// One call of each operation's success path, on the demo data (company A's write role unless
-// an entry says otherwise), in an order where each succeeds once: round-trips.test.ts counts
-// their statements, compiles.test.ts their compiles.
+/** A query value as the URL carries it; commas stay, as in `Fields=Id,Name`. */
+const encode = (value: string | number | boolean) => encodeURIComponent(String(value)).replace(/%2C/g, ',');
 
-const A = DEMO_COMPANY_A;
+/**
+ * An example's method and URL: the contract's path template filled in with its path values,
+ * `suffix` (`.csv`) after the path, then its query in its order.
+ */
+export function exampleRequest(operationId: ExampleOperation, example: Example, suffix = ''): { method: Method; url: string } {
+  const operation = contract().operations.get(operationId);
+  if (!operation) throw new Error(`The contract has no operation ${operationId}`);
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = example.path?.[name];
+    if (value === undefined) throw new Error(`${operationId}: the example gives no ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const query = Object.entries(example.query ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [`${encodeURIComponent(name)}=${encode(value)}`]));
+  return { method: operation.method as Method, url: `${path}${suffix}${query.length > 0 ? `?${query.join('&')}` : ''}` };
+}
 
-export const SUCCESSFUL_CALLS: Array<[name: string, method: Method, url: string, options?: CallOptions]> = [
-  ['CategoryQuery', 'GET', '/categories?Take=5'],
-  ['BillingMethodQuery', 'GET', '/billing/methods?CountryId=SE'],
-  ['BookingPrintoutQuery', 'GET', '/reports/booking/printout?Skip=1&Take=5&OrderBy=Name'],
-  ['BookingPrintoutQuery, CSV', 'GET', '/reports/booking/printout.csv?Take=5'],
-  ['GetMcpUsage', 'GET', '/assistant/mcp/usage'],
-  ['BookingPrintoutQuery, past the end', 'GET', '/reports/booking/printout?Skip=50'],
-  ['GetRebateCodeBySign', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=VALUE1000&ServiceId=101&IncludeConnectedServices=true&IncludeConnectedDaysOfWeek=true&IncludeConnectedCustomers=true`],
-  ['GetRebateCodeBySign, per-customer count', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=VIP25&ServiceId=101&IncludeConnectedServices=false&CustomerEmail=anna.svensson@example.com&IncludeConnectedCustomers=true`],
-  ['GetRebateCodeBySign, public view', 'GET', `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=GIFT500&ServiceId=101&IncludeConnectedServices=true&CustomerEmail=anna.svensson@example.com`, { as: [] }],
-  ['CreateRebateCodeTransaction', 'POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 10, Usage: 0, ChangeType: 'Decrease' } }],
-  ['CreateRebateCodeTransaction, with a booking', 'POST', '/rebatecodes/transactions', { body: { RebateCodeId: 101, Amount: 5, Usage: 0, ChangeType: 'Decrease', BookingId: 101 } }],
-  ['CreateArticleRebateCode, new buyer', 'POST', '/rebatecodes/fromarticle', { body: { ArticleId: 103, Customer: { Firstname: 'Lisa', Email: 'lisa.round@example.se' } } }],
-  ['CreateArticleRebateCode, no buyer', 'POST', '/rebatecodes/fromarticle', { body: { ArticleId: 102 } }],
-  ['DeleteResource, deleted', 'DELETE', '/resource/103'],
-  ['DeleteResource, deactivated', 'DELETE', '/resource/101?Force=true'],
-  ['DeleteCustomField', 'DELETE', '/customfields/102'],
-  ['DeleteTag', 'DELETE', '/tags/102'],
-  ['CreateMessageTemplate', 'POST', '/messages/templates', { body: { TypeId: 2, Name: 'Reminder', Title: 'Reminder', Body: 'See you', Language: 'en', Services: [101] } }],
-  ['CreateMessageTemplate, for all services', 'POST', '/messages/templates', { body: { TypeId: 1, Name: 'Thanks', Title: 'Thanks', Body: 'Thank you' } }],
-  ['CreateResourceType', 'POST', '/resourcetypes', { body: { Name: 'Stylists', Resources: [{ Id: 102, Priority: 1 }, { Id: 104 }] } }],
-  ['CreateResourceType, no resources', 'POST', '/resourcetypes', { body: { Name: 'Rooms' } }],
-  ['UpdateWebhookEndpoint', 'PUT', `/webhook/endpoints/wh_bookings?CompanyId=${A}`, { body: { Url: 'https://hooks.example/x', EventTypes: ['resource.deleted'] } }],
+/** How test/helper.ts's `api.call` sends an example: its caller and its body. */
+export function exampleOptions(example: Example): CallOptions {
+  return {
+    ...(example.as !== undefined ? { as: example.as } : {}),
+    ...(example.company !== undefined ? { company: example.company } : {}),
+    ...(example.body !== undefined ? { body: example.body } : {}),
+  };
+}
+
+type Named = { [K in ExampleOperation]: [K, keyof (typeof EXAMPLES)[K] & string] }[ExampleOperation];
+
+// One call of each operation's success paths, in an order where each succeeds once on the
+// demo data: round-trips.test.ts counts their statements, compiles.test.ts their compiles.
+const CALLED: Named[] = [
+  ['CategoryQuery', 'default'],
+  ['BillingMethodQuery', 'default'],
+  ['BookingPrintoutQuery', 'default'],
+  ['BookingPrintoutQuery', 'CSV'],
+  ['GetMcpUsage', 'default'],
+  ['BookingPrintoutQuery', 'past the end'],
+  ['GetRebateCodeBySign', 'with customers'],
+  ['GetRebateCodeBySign', 'per-customer count'],
+  ['GetRebateCodeBySign', 'public view'],
+  ['CreateRebateCodeTransaction', 'default'],
+  ['CreateRebateCodeTransaction', 'with a booking'],
+  ['CreateArticleRebateCode', 'new buyer'],
+  ['CreateArticleRebateCode', 'no buyer'],
+  ['DeleteResource', 'deleted'],
+  ['DeleteResource', 'deactivated'],
+  ['DeleteCustomField', 'default'],
+  ['DeleteTag', 'default'],
+  ['CreateMessageTemplate', 'default'],
+  ['CreateMessageTemplate', 'for all services'],
+  ['CreateResourceType', 'default'],
+  ['CreateResourceType', 'no resources'],
+  ['UpdateWebhookEndpoint', 'default'],
 ];
+
+/** Each call named `Operation` (its default example) or `Operation, example`, with its method, URL and options. */
+export const SUCCESSFUL_CALLS: Array<[name: string, method: Method, url: string, options?: CallOptions]> = CALLED.map(([operationId, name]) => {
+  const example: Example = (EXAMPLES[operationId] as Record<string, Example>)[name];
+  const { method, url } = exampleRequest(operationId, example);
+  return [name === 'default' ? operationId : `${operationId}, ${name}`, method, url, exampleOptions(example)];
+});

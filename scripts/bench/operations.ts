@@ -1,3 +1,5 @@
+import { EXAMPLES, type Example, type ExampleOperation } from '../../test/examples.js';
+import { exampleRequest } from '../../test/operation-calls.js';
 import type { BenchMeta } from './bulk.js';
 import type { Rng } from './rng.js';
 
@@ -30,69 +32,92 @@ export interface Operation {
  * a larger answer.
  */
 const PAGE = 25;
-const json = (bearer: string) => ({ authorization: bearer, 'content-type': 'application/json' });
-const auth = (bearer: string) => ({ authorization: bearer });
-const printouts = (meta: BenchMeta, extra: string) => `/reports/booking/printout?CompanyId=${meta.hotCompanyId}&Take=${PAGE}${extra}`;
 /** The last full page of the hot company's printouts: the deepest OFFSET a client asks for. */
 const lastPage = (meta: BenchMeta) => Math.max(0, meta.hot.printouts - PAGE);
 
+/** The data set's values the bench puts on an example of test/examples.ts, in place of the demo data's. */
+interface OnDataSet {
+  path?: Record<string, string | number>;
+  query?: Record<string, string | number | boolean>;
+  body?: Record<string, unknown>;
+  /** false: the request names no company (the caller's is the hot one); else the hot company's CompanyId comes first */
+  company?: false;
+}
+
+/** An example as a request on the data set, with `values` on top of it. */
+function onDataSet(operationId: ExampleOperation, example: Example, meta: BenchMeta, bearer: string, values: OnDataSet = {}): OpRequest {
+  // The hot company's CompanyId in place of the demo company's, first, where a client writes it.
+  const company = values.company === false ? {} : { CompanyId: meta.hotCompanyId };
+  const inBody = example.body !== undefined;
+  const varied: Example = {
+    ...example,
+    path: { ...example.path, ...values.path },
+    query: inBody ? { ...example.query, ...values.query } : { ...company, ...example.query, ...company, ...values.query },
+    ...(inBody ? { body: { ...company, ...example.body, ...company, ...values.body } } : {}),
+  };
+  const { method, url } = exampleRequest(operationId, varied);
+  const headers: Record<string, string> = example.as === null ? {} : { authorization: bearer };
+  if (varied.body !== undefined) headers['content-type'] = 'application/json';
+  return { method: method as OpRequest['method'], path: url, headers, ...(varied.body === undefined ? {} : { body: JSON.stringify(varied.body) }) };
+}
+
 /** The measured operations; every company-scoped one acts on the data set's hot company. */
 export const OPERATIONS: Operation[] = [
-  { id: 'CategoryQuery', label: 'CategoryQuery', kind: 'read', status: 200, request: () => ({ method: 'GET', path: '/categories', headers: {} }) },
+  {
+    id: 'CategoryQuery', label: 'CategoryQuery', kind: 'read', status: 200,
+    request: (meta, bearer) => onDataSet('CategoryQuery', EXAMPLES.CategoryQuery.all, meta, bearer, { company: false }),
+  },
   {
     id: 'PrintoutFirstPage', label: 'BookingPrintoutQuery, first page', kind: 'read', status: 200, growthTarget: true,
-    request: (meta, bearer) => ({ method: 'GET', path: printouts(meta, ''), headers: auth(bearer) }),
+    request: (meta, bearer) => onDataSet('BookingPrintoutQuery', EXAMPLES.BookingPrintoutQuery['first page'], meta, bearer, { query: { Take: PAGE } }),
   },
   {
     id: 'PrintoutDeepPage', label: 'BookingPrintoutQuery, last page, OrderBy=Name', kind: 'read', status: 200,
-    request: (meta, bearer) => ({ method: 'GET', path: printouts(meta, `&Skip=${lastPage(meta)}&OrderBy=Name`), headers: auth(bearer) }),
+    request: (meta, bearer) =>
+      onDataSet('BookingPrintoutQuery', EXAMPLES.BookingPrintoutQuery.default, meta, bearer, { query: { Take: PAGE, Skip: lastPage(meta), OrderBy: 'Name' } }),
   },
   {
     id: 'BillingMethodQuery', label: 'BillingMethodQuery, CountryId=SE', kind: 'read', status: 200,
-    request: (_meta, bearer) => ({ method: 'GET', path: '/billing/methods?CountryId=SE', headers: auth(bearer) }),
+    request: (meta, bearer) => onDataSet('BillingMethodQuery', EXAMPLES.BillingMethodQuery.default, meta, bearer, { company: false }),
   },
   {
     id: 'GetRebateCodeBySign', label: 'GetRebateCodeBySign', kind: 'read', status: 200, growthTarget: true,
     request: (meta, bearer) => {
       // A different valid gift card each request (signs sent lower-case: lookups ignore case).
-      const path = ({ sign, email, serviceId }: BenchMeta['hot']['lookupCodes'][number]) =>
-        `/rebatecodes/getbysign?CompanyId=${meta.hotCompanyId}&RebateCodeSign=${sign.toLowerCase()}&ServiceId=${serviceId}` +
-        `&IncludeConnectedServices=true&IncludeConnectedDaysOfWeek=true&IncludeConnectedCustomers=true&CustomerEmail=${encodeURIComponent(email)}`;
-      return { method: 'GET', path: path(meta.hot.lookupCodes[0]), headers: auth(bearer), vary: (rng) => ({ path: path(rng.pick(meta.hot.lookupCodes)) }) };
+      const lookup = ({ sign, email, serviceId }: BenchMeta['hot']['lookupCodes'][number]) =>
+        onDataSet('GetRebateCodeBySign', EXAMPLES.GetRebateCodeBySign['with customers'], meta, bearer, {
+          query: { RebateCodeSign: sign.toLowerCase(), ServiceId: serviceId, CustomerEmail: email },
+        });
+      return { ...lookup(meta.hot.lookupCodes[0]), vary: (rng) => ({ path: lookup(rng.pick(meta.hot.lookupCodes)).path }) };
     },
   },
   {
     id: 'GetMcpUsage', label: 'GetMcpUsage', kind: 'read', status: 200, growthTarget: true,
-    request: (meta, bearer) => ({ method: 'GET', path: `/assistant/mcp/usage?CompanyId=${meta.hotCompanyId}`, headers: auth(bearer) }),
+    request: (meta, bearer) => onDataSet('GetMcpUsage', EXAMPLES.GetMcpUsage.default, meta, bearer),
   },
   {
     id: 'DeleteResource409', label: 'DeleteResource, 409 (bookings block it)', kind: 'write', status: 409,
     request: (meta, bearer) => {
-      const path = (id: number) => `/resource/${id}?CompanyId=${meta.hotCompanyId}`;
-      return { method: 'DELETE', path: path(meta.hot.blockedResources[0]), headers: auth(bearer), vary: (rng) => ({ path: path(rng.pick(meta.hot.blockedResources)) }) };
+      const remove = (id: number) => onDataSet('DeleteResource', EXAMPLES.DeleteResource.blocked, meta, bearer, { path: { Id: id } });
+      return { ...remove(meta.hot.blockedResources[0]), vary: (rng) => ({ path: remove(rng.pick(meta.hot.blockedResources)).path }) };
     },
   },
   {
     id: 'CreateRebateCodeTransaction', label: 'CreateRebateCodeTransaction, Increase', kind: 'write', status: 200,
     request: (meta, bearer) => {
-      const body = (id: number) => JSON.stringify({ CompanyId: meta.hotCompanyId, RebateCodeId: id, Amount: 1, Usage: 0, ChangeType: 'Increase' });
-      return { method: 'POST', path: '/rebatecodes/transactions', headers: json(bearer), body: body(meta.hot.valueCardIds[0]), vary: (rng) => ({ body: body(rng.pick(meta.hot.valueCardIds)) }) };
+      const increase = (id: number) =>
+        onDataSet('CreateRebateCodeTransaction', EXAMPLES.CreateRebateCodeTransaction.increase, meta, bearer, { body: { RebateCodeId: id, Amount: 1 } });
+      return { ...increase(meta.hot.valueCardIds[0]), vary: (rng) => ({ body: increase(rng.pick(meta.hot.valueCardIds)).body }) };
     },
   },
   {
     id: 'CreateMessageTemplate', label: 'CreateMessageTemplate', kind: 'write', status: 200,
-    request: (meta, bearer) => ({
-      method: 'POST', path: '/messages/templates', headers: json(bearer),
-      body: JSON.stringify({
-        CompanyId: meta.hotCompanyId, TypeId: 1, Name: 'Booking confirmation', Title: 'Thank you for your booking',
-        Body: 'Hi {Firstname},\n\nWe look forward to seeing you {From}.\n\nWelcome!', Sender: 'booking@example.com', Language: 'en',
-        Services: meta.hot.services.slice(0, 2),
-      }),
-    }),
+    request: (meta, bearer) =>
+      onDataSet('CreateMessageTemplate', EXAMPLES.CreateMessageTemplate.default, meta, bearer, { body: { Services: meta.hot.services.slice(0, 2) } }),
   },
   {
     id: 'PrintoutCsv', label: 'BookingPrintoutQuery, first page as CSV', kind: 'read', status: 200, jsonOf: 'PrintoutFirstPage',
-    request: (meta, bearer) => ({ method: 'GET', path: printouts(meta, '&format=csv'), headers: auth(bearer) }),
+    request: (meta, bearer) => onDataSet('BookingPrintoutQuery', EXAMPLES.BookingPrintoutQuery.CSV, meta, bearer, { query: { Take: PAGE } }),
   },
 ];
 

@@ -767,7 +767,7 @@ export interface components {
             SendNotification?: boolean;
             NotificationEmail?: string;
         };
-        /** @description The company a rebate code belongs to (an inline object in the service document; named here for generators). */
+        /** @description The company a rebate code belongs to, named so that generated clients share one type. */
         RebateCodeCompanyResponse: {
             SitePath?: string;
             /** Format: int32 */

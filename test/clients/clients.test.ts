@@ -17,6 +17,7 @@ import t from 'tap';
 import ts from 'typescript';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { contract } from '../contract-operations.js';
+import { EXAMPLES } from '../examples.js';
 import { assertContract, buildTestApp, token, WRITE } from '../helper.js';
 import type { Answer, Target } from './target.js';
 
@@ -44,6 +45,7 @@ await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
 for (const file of await readdir(here)) {
   if (file.endsWith('.ts') && !file.endsWith('.test.ts')) await copyFile(join(here, file), join(dir, file));
 }
+await copyFile(join(here, '..', 'examples.ts'), join(dir, 'examples.ts'));
 
 const run = promisify(execFile);
 const generated = await Promise.allSettled(
@@ -93,13 +95,13 @@ const EXPECTED: Record<string, object> = {
   CreateRebateCodeTransaction: { RebateCodeTransactionItem: { RebateCodeId: 101, Amount: 10 } },
   DeleteCustomField: { Id: 101 },
   BookingPrintoutQuery: { Offset: 0, Results: Array, Meta: META },
-  CreateMessageTemplate: { Name: 'Generated', Language: 'en', MessageType: { Id: 1, SendMethodId: 1 }, Services: [{ Id: 101 }] },
+  CreateMessageTemplate: { Name: EXAMPLES.CreateMessageTemplate.default.body.Name, Language: 'en', MessageType: { Id: 1, SendMethodId: 1 }, Services: [{ Id: 101 }] },
   DeleteTag: { Id: 101, Active: false },
-  CreateResourceType: { Name: 'Generated', Active: true, Resources: [{ Id: 102, Priority: 1 }] },
+  CreateResourceType: { Name: EXAMPLES.CreateResourceType.default.body.Name, Active: true, Resources: [{ Id: 102, Priority: 1 }] },
   BillingMethodQuery: { Results: Array, Meta: META },
   CategoryQuery: { Offset: 0, Results: Array, Meta: META },
   GetMcpUsage: { CompanyId: DEMO_COMPANY_A, TokensUsed: Number, TokensRemaining: Number },
-  UpdateWebhookEndpoint: { Id: 'wh_bookings', Url: 'https://hooks.studionova.example/generated', EventTypes: ['booking.created'] },
+  UpdateWebhookEndpoint: { Id: 'wh_bookings', ...EXAMPLES.UpdateWebhookEndpoint.default.body },
   WebhookEndpointMessageQuery: { Offset: 0, Total: 0, Results: [] },
 };
 
