@@ -7,28 +7,22 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string;
-    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+    setupRequest?: (request: Request) => Request;
   }
   interface Options {
     url: string;
     connections?: number;
-    pipelining?: number;
     duration?: number;
     timeout?: number;
     sampleInt?: number;
     requests?: Request[];
-    excludeErrorStats?: boolean;
   }
   interface Result {
     duration: number;
     errors: number;
     timeouts: number;
-    non2xx: number;
     statusCodeStats: Record<string, { count: number }>;
   }
-  interface Instance extends EventEmitter, PromiseLike<Result> {
-    stop(): void;
-  }
-  function autocannon(options: Options): Instance;
+  function autocannon(options: Options): EventEmitter & PromiseLike<Result>;
   export default autocannon;
 }

@@ -9,8 +9,7 @@ import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import fastJson from 'fast-json-stringify';
 import pg from 'pg';
-import type { SqlRoute, SqlStatement } from './baseline-sql-routes.js';
-
+import type { SqlRoute, SqlStatement } from './statements.js';
 
 type Rows = Array<Record<string, unknown>>;
 type Run = () => Promise<Rows[]>;

@@ -1,30 +1,25 @@
 // `npm run bench`: builds (or reuses) seeded data sets at two scales, loads them into fresh
-// PostgreSQL databases when a server is named, counts each operation's SQL statements on
-// each engine, starts the API server on each engine and scale plus the bare Fastify and
-// node:http baselines, measures the representative operations in alternating rounds, checks
-// the targets, measures what webhook deliveries add to a write (webhooks.ts), profiles the
-// misses, and writes results.md (this run on top of the earlier ones) and ratios.svg. See
-// options.ts for the flags.
+// PostgreSQL databases when a server is named, records each operation's SQL statements on
+// each engine, starts the API server on each engine and scale beside the bare Fastify,
+// node:http and SQL baselines (and the --compare build), measures the representative
+// operations in alternating rounds, checks the targets, measures what webhook deliveries add
+// to a write (webhooks.ts), profiles the misses, and writes results.md with this run alone.
+// options.ts lists the flags.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../../src/auth/token.js';
-import { ratiosChart } from './chart.js';
-import { commandLine } from './command.js';
-import { compareMarkdown, prepareCompare } from './compare.js';
 import { ensureDataset, type Dataset } from './dataset.js';
-import { withEarlierRuns } from './history.js';
-import { ENGINE_LABEL, enginesOf, measureRounds, recordAnswers, requestsFor, type Answer, type Engine, type PerEngine } from './measure.js';
+import { eachEngine, ENGINE_LABEL, enginesOf, mapEngines, measureRounds, recordAnswers, requestsFor, type PerEngine } from './measure.js';
 import { OPERATIONS, selectOperations } from './operations.js';
-import { parseOptions } from './options.js';
+import { commandLine, parseOptions } from './options.js';
 import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchDatabase } from './postgres.js';
-import { memoryOf } from './proc.js';
+import { peakRssOf } from './proc.js';
 import { profileMisses } from './profiles.js';
-import { loadAverage, machineFacts, resultsMarkdown, type PostgresReport } from './report.js';
-import { bareStatements, type SqlRoute } from './baseline-sql-routes.js';
-import { cleanUpIfInterrupted, serverCommand, startApi, startBaseline, startSqlBaseline, type Child } from './servers.js';
-import { countOperationStatements, type CountedCall } from './statements.js';
+import { loadAverage, machineFacts, resultsMarkdown, snippet, type PostgresReport, type ReportInput } from './report.js';
+import { cleanUpIfInterrupted, prepareCompare, serverCommand, startApi, startBaseline, type Child } from './servers.js';
+import { bareStatements, countOperationStatements, type SqlRoute } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
 import { webhookTargets } from './webhook-report.js';
 import { measureWebhooks, WEBHOOK_OPERATION, type WebhookResult } from './webhooks.js';
@@ -39,16 +34,16 @@ const log = (line: string) => console.error(`[bench ${((performance.now() - bega
 mkdirSync(options.work, { recursive: true });
 mkdirSync(options.out, { recursive: true });
 
+const copies = new Set<string>();
 /** A fresh copy of a cached data set for one server: writes under load never reach the cache. */
 function runCopy(dataset: Dataset, name: string): string {
   const file = join(options.work, `run-${name}.sqlite`);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  removeCopy(file);
   copyFileSync(dataset.file, file);
+  copies.add(file);
   return `file:${file}`;
 }
-const removeCopies = () => {
-  for (const name of ['full', 'small', 'profile', 'compare', 'webhook-off', 'webhook-on']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(options.work, `run-${name}.sqlite${suffix}`), { force: true });
-};
+const removeCopy = (file: string) => ['', '-wal', '-shm'].forEach((suffix) => rmSync(file + suffix, { force: true }));
 
 const command = serverCommand(root, options.server);
 const compared = options.compare ? prepareCompare(root, options.work, options.compare) : undefined;
@@ -56,158 +51,125 @@ if (compared) log(`comparing with ${options.compare} (${compared.commit.slice(0,
 log(`server: ${command.kind}${command.note ? ` (${command.note.split('\n')[0]})` : ''}; machine: ${JSON.stringify(machineFacts())}`);
 const postgres = options.postgres;
 if ('skipped' in postgres) log(`PostgreSQL skipped: ${postgres.skipped}; measuring SQLite only`);
-const postgresVersion = 'server' in postgres ? await serverVersion(postgres.server) : undefined;
+const postgresVersion = 'server' in postgres ? await serverVersion(postgres.server) : '';
 if ('server' in postgres) log(`PostgreSQL ${postgresVersion} at ${redacted(postgres.server)} (from ${postgres.from})`);
-const smallScale = Number((options.scale * options.smallRatio).toPrecision(6));
-const full = await ensureDataset(options.work, options.scale, options.seed);
-log(`full scale ${options.scale}: ${full.cached ? 'cached' : `generated in ${(full.meta.generationMs / 1000).toFixed(1)} s`} (${full.file})`);
-const small = await ensureDataset(options.work, smallScale, options.seed);
-log(`small scale ${smallScale}: ${small.cached ? 'cached' : `generated in ${(small.meta.generationMs / 1000).toFixed(1)} s`}`);
+const datasets = { full: await ensureDataset(options.work, options.scale, options.seed), small: await ensureDataset(options.work, Number((options.scale * options.smallRatio).toPrecision(6)), options.seed) };
+for (const [scale, d] of Object.entries(datasets)) log(`${scale} scale ${d.meta.scale}: ${d.cached ? 'cached' : `generated in ${(d.meta.generationMs / 1000).toFixed(1)} s`} (${d.file})`);
 
 const secret = randomBytes(24).toString('base64url');
 const bearerOf = async (d: Dataset) => `Bearer ${await mintToken(secret, { companyId: d.meta.hotCompanyId, roles: ['bookingsupplier-administrator-write'], sub: 'bench', expiresIn: '2h' })}`;
-const fullRequests = requestsFor(operations, full.meta, await bearerOf(full));
-const smallRequests = requestsFor(operations, small.meta, await bearerOf(small));
+const requests = { full: requestsFor(operations, datasets.full.meta, await bearerOf(datasets.full)), small: requestsFor(operations, datasets.small.meta, await bearerOf(datasets.small)) };
 
 const children: Child[] = [];
+const start = async (child: Promise<Child>) => {
+  children.push(await child);
+  return children[children.length - 1];
+};
 const databases: BenchDatabase[] = [];
 const dropDatabases = () => Promise.all(databases.splice(0).map((d) => d.drop())).then(() => {});
 const forgetCleanup = cleanUpIfInterrupted(dropDatabases);
 try {
-  const urls: PerEngine<{ full: string; small: string }> = { sqlite: { full: runCopy(full, 'full'), small: runCopy(small, 'small') } };
-  let postgresReport: PostgresReport | undefined = 'skipped' in postgres ? { skipped: postgres.skipped } : undefined;
+  const urls: PerEngine<{ full: string; small: string }> = { sqlite: { full: runCopy(datasets.full, 'full'), small: runCopy(datasets.small, 'small') } };
+  let postgresReport: PostgresReport = { skipped: 'skipped' in postgres ? postgres.skipped : '' };
   let pgFull: BenchDatabase | undefined;
   if ('server' in postgres) {
-    pgFull = await loadIntoPostgres(postgres.server, full);
-    const pgSmall = await loadIntoPostgres(postgres.server, small);
-    databases.push(pgFull, pgSmall);
-    log(`PostgreSQL databases ${pgFull.name} (loaded in ${(pgFull.loadMs / 1000).toFixed(1)} s) and ${pgSmall.name} (${(pgSmall.loadMs / 1000).toFixed(1)} s)`);
-    urls.postgres = { full: pgFull.url, small: pgSmall.url };
-    postgresReport = { server: redacted(postgres.server), version: postgresVersion!, from: postgres.from, loadMs: { full: pgFull.loadMs, small: pgSmall.loadMs } };
+    const [full, small] = [await loadIntoPostgres(postgres.server, datasets.full), await loadIntoPostgres(postgres.server, datasets.small)];
+    databases.push(full, small);
+    pgFull = full;
+    log(`PostgreSQL databases ${full.name} (loaded in ${(full.loadMs / 1000).toFixed(1)} s) and ${small.name} (${(small.loadMs / 1000).toFixed(1)} s)`);
+    urls.postgres = { full: full.url, small: small.url };
+    postgresReport = { server: redacted(postgres.server), version: postgresVersion, from: postgres.from, loadMs: { full: full.loadMs, small: small.loadMs } };
   }
   const engines = enginesOf(urls);
 
-  // Counted before the servers start, on the data they will serve: one in-process call each.
-  const statements = new Map<string, PerEngine<CountedCall>>(operations.map((op) => [op.id, {} as PerEngine<CountedCall>]));
-  for (const engine of engines) {
-    const counted = await countOperationStatements(urls[engine]!.full, secret, operations, fullRequests);
-    for (const [id, call] of counted) statements.get(id)![engine] = call;
-  }
+  // Recorded before the servers start, on the data they will serve: in-process calls of each operation.
+  const counted = await eachEngine(engines, (e) => countOperationStatements(urls[e]!.full, secret, operations, requests.full));
+  const statements = new Map(operations.map((op) => [op.id, mapEngines(engines, (e) => counted[e]!.get(op.id)!)]));
   for (const op of operations) log(`statements ${op.id.padEnd(28)} ${engines.map((e) => `${e} ${statements.get(op.id)![e]!.statements}`).join(', ')}`);
 
-  const servers: PerEngine<{ full: Child; small: Child }> = { sqlite: await startPair('sqlite') };
-  if (urls.postgres) servers.postgres = await startPair('postgres');
-  async function startPair(engine: Engine) {
-    const pair = { full: await startApi(root, command, urls[engine]!.full, secret), small: await startApi(root, command, urls[engine]!.small, secret) };
-    children.push(pair.full, pair.small);
-    log(`API on ${ENGINE_LABEL[engine]} up in ${pair.full.startupMs.toFixed(0)} ms (full), ${pair.small.startupMs.toFixed(0)} ms (small)`);
+  const servers = await eachEngine(engines, async (e) => {
+    const pair = { full: await start(startApi(root, command, urls[e]!.full, secret)), small: await start(startApi(root, command, urls[e]!.small, secret)) };
+    log(`API on ${ENGINE_LABEL[e]} up in ${pair.full.startupMs.toFixed(0)} ms (full), ${pair.small.startupMs.toFixed(0)} ms (small)`);
     return pair;
-  }
-
-  const recorded = new Map<Engine, Awaited<ReturnType<typeof recordAnswers>>>();
-  for (const engine of engines) {
-    const [atFull, atSmall] = [await recordAnswers(servers[engine]!.full.url, operations, fullRequests), await recordAnswers(servers[engine]!.small.url, operations, smallRequests)];
-    recorded.set(engine, atFull);
+  });
+  const recorded = await eachEngine(engines, async (e) => {
+    const [atFull, atSmall] = [await recordAnswers(servers[e]!.full.url, operations, requests.full), await recordAnswers(servers[e]!.small.url, operations, requests.small)];
     for (const op of operations) {
-      for (const [scale, a] of [['full', atFull.answers.get(op.id)!], ['small', atSmall.answers.get(op.id)!]] as const) {
-        if (!a.ok) log(`WARNING ${op.id} on ${engine} at ${scale} scale answered ${a.status}, expected ${op.status}: ${a.snippet}`);
+      for (const [scale, a] of [['full', atFull.get(op.id)!], ['small', atSmall.get(op.id)!]] as const) {
+        if (!a.ok) log(`WARNING ${op.id} on ${e} at ${scale} scale answered ${a.status}, expected ${op.status}: ${snippet(a)}`);
       }
     }
-  }
+    return atFull;
+  });
   // What holds on SQLite holds on PostgreSQL: the same rows give the same read answers.
-  const bodies = (engine: Engine) => new Map(recorded.get(engine)!.routes.map((r) => [r.path, r.bodyBase64]));
-  const differingReads = recorded.has('postgres')
-    ? operations.filter((op) => op.kind === 'read' && bodies('sqlite').get(`/${op.id}`) !== bodies('postgres').get(`/${op.id}`)).map((op) => op.label)
+  const differingReads = recorded.postgres
+    ? operations.filter((op) => op.kind === 'read' && recorded.sqlite.get(op.id)!.bodyBase64 !== recorded.postgres!.get(op.id)!.bodyBase64).map((op) => op.label)
     : [];
   if (differingReads.length > 0) log(`WARNING read answers differ between the engines: ${differingReads.join(', ')}`);
 
-  // The baselines replay SQLite's answers: the reads are PostgreSQL's too (checked above); a write's
-  // answer describes what it created, which may differ in a timestamp.
+  // The bare baselines send SQLite's answers again: the reads are PostgreSQL's too (checked
+  // above); a write's answer describes what it created, which may differ in a timestamp.
   const routesFile = join(options.work, 'baseline-routes.json');
-  writeFileSync(routesFile, JSON.stringify(recorded.get('sqlite')!.routes));
-  const before = compared ? await startApi(compared.dir, compared.command, runCopy(full, 'compare'), secret) : undefined;
-  if (before) children.push(before);
-  const fastify = await startBaseline(root, 'fastify', routesFile);
-  children.push(fastify);
-  const node = await startBaseline(root, 'node', routesFile);
-  children.push(node);
+  writeFileSync(routesFile, JSON.stringify(operations.map((op) => ({ path: `/${op.id}`, ...recorded.sqlite.get(op.id)! }))));
+  const compare = compared ? await start(startApi(compared.dir, compared.command, runCopy(datasets.full, 'compare'), secret)) : undefined;
+  const fastify = await start(startBaseline(root, 'baselines.ts', ['fastify', routesFile]));
+  const node = await start(startBaseline(root, 'baselines.ts', ['node', routesFile]));
   // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
-  const startSql = async (engine: Engine) => {
-    const file = join(options.work, `baseline-sql-${engine}.json`);
-    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', variants: statements.get(op.id)![engine]!.variants.map(bareStatements) }))));
-    const child = await startSqlBaseline(root, file, urls[engine]!.full);
-    children.push(child);
-    return child;
-  };
-  const sql: PerEngine<Child> = { sqlite: await startSql('sqlite') };
-  if (urls.postgres) sql.postgres = await startSql('postgres');
+  const sql = await eachEngine(engines, (e) => {
+    const file = join(options.work, `baseline-sql-${e}.json`);
+    writeFileSync(file, JSON.stringify(operations.map((op): SqlRoute => ({ path: `/${op.id}`, write: op.kind === 'write', variants: statements.get(op.id)![e]!.variants.map(bareStatements) }))));
+    return start(startBaseline(root, 'baseline-sql.ts', [file, urls[e]!.full]));
+  });
 
-  const samples = await measureRounds(
-    { engines: servers, fastify, node, sql, ...(before ? { compare: before } : {}) },
-    operations,
-    fullRequests,
-    smallRequests,
-    { connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed, log },
-  );
-  const facts = (child: Child) => ({ startupMs: child.startupMs, peakRssKb: memoryOf(child.pid)?.hwmKb ?? 0 });
-  const serverFacts: PerEngine<{ full: ReturnType<typeof facts>; small: ReturnType<typeof facts> }> = { sqlite: { full: facts(servers.sqlite.full), small: facts(servers.sqlite.small) } };
-  if (servers.postgres) serverFacts.postgres = { full: facts(servers.postgres.full), small: facts(servers.postgres.small) };
+  const samples = await measureRounds({ engines: servers, fastify, node, sql, ...(compare ? { compare } : {}) }, operations, requests, { ...options, log });
+  const facts = (child: Child) => ({ startupMs: child.startupMs, peakRssKb: peakRssOf(child.pid) ?? 0 });
+  const serverFacts = mapEngines(engines, (e) => ({ full: facts(servers[e]!.full), small: facts(servers[e]!.small) }));
   await Promise.all(children.splice(0).map((c) => c.stop()));
 
   // Two copies of the full-scale data per engine, made now that nothing is connected to it.
-  const webhooks: Partial<PerEngine<WebhookResult>> = {};
+  let webhooks: PerEngine<WebhookResult> | undefined;
   if (options.webhooks) {
-    const request = OPERATIONS.find((op) => op.id === WEBHOOK_OPERATION)!.request(full.meta, await bearerOf(full));
-    for (const engine of engines) {
+    const request = OPERATIONS.find((op) => op.id === WEBHOOK_OPERATION)!.request(datasets.full.meta, await bearerOf(datasets.full));
+    webhooks = await eachEngine(engines, async (e) => {
       const copy = async (side: 'off' | 'on') => {
-        if (engine === 'sqlite' || !('server' in postgres)) return runCopy(full, `webhook-${side}`);
+        if (e === 'sqlite' || !('server' in postgres)) return runCopy(datasets.full, `webhook-${side}`);
         const database = await copyDatabase(postgres.server, pgFull!);
         databases.push(database);
         return database.url;
       };
-      const copies = { off: await copy('off'), on: await copy('on') };
-      log(`webhooks on ${ENGINE_LABEL[engine]}: ${WEBHOOK_OPERATION} without and with delivery, on copies ${Object.values(copies).map((url) => new URL(url).pathname.split('/').pop()).join(' and ')}`);
-      webhooks[engine] = await measureWebhooks({
-        root, command, secret, databases: copies, meta: full.meta, request,
-        connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed, log,
-      });
-    }
+      const databasesOf = { off: await copy('off'), on: await copy('on') };
+      log(`webhooks on ${ENGINE_LABEL[e]}: ${WEBHOOK_OPERATION} without and with delivery, on copies ${Object.values(databasesOf).map((url) => new URL(url).pathname.split('/').pop()).join(' and ')}`);
+      return measureWebhooks({ ...options, root, command, secret, databases: databasesOf, meta: datasets.full.meta, request, log });
+    });
   }
   await dropDatabases();
 
-  const summaries = new Map(operations.map((op) => {
-    const answers: PerEngine<Answer> = { sqlite: recorded.get('sqlite')!.answers.get(op.id)! };
-    if (recorded.has('postgres')) answers.postgres = recorded.get('postgres')!.answers.get(op.id)!;
-    return [op.id, summarize(op, answers, samples.get(op.id)!)];
-  }));
-  const fullFacts: PerEngine<{ peakRssKb: number; startupMs: number }> = { sqlite: serverFacts.sqlite.full };
-  if (serverFacts.postgres) fullFacts.postgres = serverFacts.postgres.full;
-  const webhookResults = webhooks.sqlite ? (webhooks as PerEngine<WebhookResult>) : undefined;
-  const checks = [...checkTargets(operations, summaries, samples, fullFacts), ...(webhookResults ? webhookTargets(webhookResults) : [])];
+  const summaries = new Map(operations.map((op) => [op.id, summarize(op, mapEngines(engines, (e) => recorded[e]!.get(op.id)!), samples.get(op.id)!)]));
+  const checks = [...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...(webhooks ? webhookTargets(webhooks) : [])];
   log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling SQLite's misses`);
   const profiles = await profileMisses(checks, {
-    root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(full, 'profile'),
-    requests: fullRequests, connections: options.connections, duration: options.duration, max: options.maxProfiles, log,
+    root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(datasets.full, 'profile'),
+    requests: requests.full, connections: options.connections, duration: options.duration, max: options.maxProfiles, log,
   });
 
-  const ops = [...summaries.values()];
-  const date = new Date();
-  const settings = { connections: options.connections, duration: options.duration, rounds: options.rounds, warmup: options.warmup, seed: options.seed };
-  const report = {
-    date, command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() }, settings, server: command,
-    full: { meta: full.meta, cached: full.cached }, small: { meta: small.meta, cached: small.cached }, servers: serverFacts, postgres: postgresReport!,
-    ops, statements, differingReads, checks, profiles, ...(webhookResults ? { webhooks: webhookResults } : {}),
+  const { connections, duration, rounds, warmup, seed } = options;
+  const report: ReportInput = {
+    date: new Date(), command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() },
+    settings: { connections, duration, rounds, warmup, seed }, server: command, ...datasets, servers: serverFacts, postgres: postgresReport,
+    ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}),
+    ...(compared ? { compare: { revision: options.compare!, commit: compared.commit, samples } } : {}),
   };
-  const run = resultsMarkdown(report) + (compared ? `\n${compareMarkdown(options.compare!, compared.commit, samples)}` : '');
+  const markdown = resultsMarkdown(report);
   const resultsFile = join(options.out, 'results.md');
-  writeFileSync(resultsFile, withEarlierRuns(run, existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : undefined));
-  writeFileSync(join(options.out, 'ratios.svg'), ratiosChart(ops, `${date.toISOString().slice(0, 10)} · ${machineFacts().cores} cores · Node ${process.version} · scale ${options.scale} · ${options.connections} connections × ${options.duration} s × ${options.rounds} rounds`));
-  writeFileSync(join(options.work, 'results.json'), `${JSON.stringify({ ...report, statements: Object.fromEntries(statements), machine: machineFacts(), samples: Object.fromEntries(samples) }, null, 2)}\n`);
-  console.log(run);
-  log(`wrote ${resultsFile} and ratios.svg in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  writeFileSync(resultsFile, markdown);
+  // Everything measured, for tools and the smoke test; the recorded bodies and statements left out.
+  const json = (key: string, value: unknown) => (key === 'variants' || key === 'bodyBase64' ? undefined : value instanceof Map ? Object.fromEntries(value) : value);
+  writeFileSync(join(options.work, 'results.json'), `${JSON.stringify({ ...report, machine: machineFacts(), samples }, json, 2)}\n`);
+  console.log(markdown);
+  log(`wrote ${resultsFile} in ${((performance.now() - began) / 1000).toFixed(0)} s`);
 } finally {
   await Promise.all(children.map((c) => c.stop()));
-  removeCopies();
+  copies.forEach(removeCopy);
   await dropDatabases();
   forgetCleanup();
 }

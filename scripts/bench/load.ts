@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { OpRequest } from './operations.js';
-import { cpuMsOf, sampleRss } from './proc.js';
+import { cpuMsOf } from './proc.js';
 import { createRng } from './rng.js';
 
 export interface LoadResult {
@@ -14,33 +14,34 @@ export interface LoadResult {
   /** answers whose status was not the expected one, plus socket errors and timeouts */
   unexpected: number;
   statuses: Record<string, number>;
-  /** highest VmRSS of `rssPid` sampled during the run, kB */
-  peakRssKb?: number;
-  /** CPU time of `pid` (user + system) per answered request, µs */
+  /** CPU time of `cpuPid`, user + system, per answered request, µs */
   cpuUsPerRequest?: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+interface LoadOptions {
+  connections: number;
+  duration: number;
+  expectStatus: number;
+  seed: string;
+}
+
+function resultOf(latencies: number[], statuses: Record<string, number>, seconds: number, options: LoadOptions, failures: number): LoadResult {
+  const sorted = Float64Array.from(latencies).sort();
+  const percentile = (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
+  const expected = statuses[String(options.expectStatus)] ?? 0;
+  return { rps: latencies.length / seconds, p50: percentile(50), p99: percentile(99), requests: latencies.length, unexpected: latencies.length - expected + failures, statuses };
 }
 
 /**
  * Drives `url` with `request` from `connections` keep-alive connections for `duration`
- * seconds and measures throughput and latency. A `vary` request draws its pool member from
- * a seeded generator, so every run sends the same sequence.
+ * seconds (autocannon, a closed loop) and measures throughput and latency. A `vary` request
+ * draws its pool member from a seeded generator, so every run sends the same sequence.
  */
-export async function runLoad(
-  url: string,
-  request: OpRequest,
-  options: { connections: number; duration: number; expectStatus: number; seed: string; rssPid?: number; cpuPid?: number },
-): Promise<LoadResult> {
+export async function runLoad(url: string, request: OpRequest, options: LoadOptions & { cpuPid?: number }): Promise<LoadResult> {
   const rng = createRng(options.seed);
   const { vary, ...fixed } = request;
   const latencies: number[] = [];
-  const rss = options.rssPid ? sampleRss(options.rssPid) : undefined;
-  const cpuPid = options.cpuPid ?? options.rssPid;
-  const cpuBefore = cpuPid ? cpuMsOf(cpuPid) : undefined;
+  const cpuBefore = options.cpuPid ? cpuMsOf(options.cpuPid) : undefined;
   const instance = autocannon({
     url,
     connections: options.connections,
@@ -50,41 +51,24 @@ export async function runLoad(
     sampleInt: 100,
     requests: [{ ...fixed, ...(vary ? { setupRequest: (r) => ({ ...r, ...vary(rng) }) } : {}) }],
   });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
-    latencies.push(responseTime);
-  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
   const result = await instance;
-  const peakRssKb = rss?.stop();
-  const cpuAfter = cpuPid ? cpuMsOf(cpuPid) : undefined;
-  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? ((cpuAfter - cpuBefore) * 1000) / latencies.length : undefined;
-  const sorted = Float64Array.from(latencies).sort();
+  const cpuAfter = options.cpuPid ? cpuMsOf(options.cpuPid) : undefined;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
-  const expected = statuses[String(options.expectStatus)] ?? 0;
   return {
-    rps: latencies.length / result.duration,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    requests: latencies.length,
-    unexpected: latencies.length - expected + result.errors + result.timeouts,
-    statuses,
-    ...(peakRssKb !== undefined ? { peakRssKb } : {}),
-    ...(cpuUsPerRequest !== undefined ? { cpuUsPerRequest } : {}),
+    ...resultOf(latencies, statuses, result.duration, options, result.errors + result.timeouts),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? { cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / latencies.length } : {}),
   };
 }
 
 /**
  * Sends `request` at a steady `rate` per second for `duration` seconds over at most
- * `connections` keep-alive connections, whatever the answers' pace (an open loop, where
- * runLoad's closed loop waits for each answer before the next request), and measures each
- * answer from the moment its request was due: a server that falls behind shows it in the
- * latency rather than by being sent less. autocannon's own rate option sends each second's
- * requests in a burst at its start, which measures a queue rather than a steady load.
+ * `connections` keep-alive connections, whatever the answers' pace (an open loop), and
+ * measures each answer from the moment its request was due: a server that falls behind
+ * shows it in the latency rather than by being sent less. autocannon's own rate option sends
+ * each second's requests in a burst at its start, which measures a queue rather than a steady load.
  */
-export async function runPaced(
-  url: string,
-  request: OpRequest,
-  options: { rate: number; connections: number; duration: number; expectStatus: number; seed: string },
-): Promise<LoadResult> {
+export async function runPaced(url: string, request: OpRequest, options: LoadOptions & { rate: number }): Promise<LoadResult> {
   const rng = createRng(options.seed);
   const { vary, ...fixed } = request;
   const target = new URL(url);
@@ -117,16 +101,6 @@ export async function runPaced(
     await sleep(Math.max(0, started + answers.length * interval - performance.now()));
   }
   await Promise.all(answers);
-  const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  const sorted = Float64Array.from(latencies).sort();
-  const expected = statuses[String(options.expectStatus)] ?? 0;
-  return {
-    rps: latencies.length / seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    requests: latencies.length,
-    unexpected: latencies.length - expected + failures,
-    statuses,
-  };
+  return resultOf(latencies, statuses, (performance.now() - started) / 1000, options, failures);
 }

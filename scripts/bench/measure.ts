@@ -1,25 +1,28 @@
-import type { RecordedAnswer } from './baseline-routes.js';
 import type { BenchMeta } from './bulk.js';
 import { runLoad, type LoadResult } from './load.js';
 import type { Operation, OpRequest } from './operations.js';
+import type { Child } from './servers.js';
 
 /** The storage engines the API is measured on, in the order they are reported. */
-export const ENGINES = ['sqlite', 'postgres'] as const;
+const ENGINES = ['sqlite', 'postgres'] as const;
 export type Engine = (typeof ENGINES)[number];
 export const ENGINE_LABEL: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 /** Something per engine: SQLite is always measured, PostgreSQL when a server was given. */
 export type PerEngine<T> = { sqlite: T; postgres?: T };
 export const enginesOf = (of: PerEngine<unknown>): Engine[] => ENGINES.filter((engine) => of[engine] !== undefined);
 
-/** One engine's API in one round: on the full data set and on the small one. */
-export interface EngineSample {
-  full: LoadResult;
-  small: LoadResult;
+/** `make` for each engine, one after the other. */
+export async function eachEngine<T>(engines: Engine[], make: (engine: Engine) => T | Promise<T>): Promise<PerEngine<T>> {
+  const result: Partial<Record<Engine, T>> = {};
+  for (const engine of engines) result[engine] = await make(engine);
+  return result as PerEngine<T>;
 }
+export const mapEngines = <T>(engines: Engine[], make: (engine: Engine) => T): PerEngine<T> =>
+  Object.fromEntries(engines.map((engine) => [engine, make(engine)])) as PerEngine<T>;
 
-/** One round of one operation: the API on each engine at both scales, and the two ceilings. */
+/** One round of one operation: the API on each engine at both scales, and the baselines. */
 export interface Sample {
-  engines: PerEngine<EngineSample>;
+  engines: PerEngine<{ full: LoadResult; small: LoadResult }>;
   fastify: LoadResult;
   node: LoadResult;
   /** the bare SQL baseline (baseline-sql.ts) on each engine's full-scale data */
@@ -28,28 +31,18 @@ export interface Sample {
   compare?: LoadResult;
 }
 
+/** The API's answer to an operation's request: checked, and sent again by the bare baselines (baselines.ts). */
 export interface Answer {
   status: number;
   contentType: string;
+  bodyBase64: string;
   bytes: number;
   /** the answer had the operation's expected status */
   ok: boolean;
-  /** the start of an unexpected answer, to explain it */
-  snippet?: string;
 }
 
-export interface OpResult {
-  op: Operation;
-  answer: Answer;
-  samples: Sample[];
-}
-
-interface Server {
-  url: string;
-  pid: number;
-}
-
-export interface Targets {
+type Server = Pick<Child, 'url' | 'pid'>;
+export interface Servers {
   engines: PerEngine<{ full: Server; small: Server }>;
   fastify: Server;
   node: Server;
@@ -57,20 +50,21 @@ export interface Targets {
   compare?: Server;
 }
 
-/** Sends each operation once and keeps its answer: checked, and replayed by the baselines. */
-export async function recordAnswers(url: string, ops: Operation[], requests: Map<string, OpRequest>): Promise<{ answers: Map<string, Answer>; routes: RecordedAnswer[] }> {
+export function requestsFor(ops: Operation[], meta: BenchMeta, bearer: string): Map<string, OpRequest> {
+  return new Map(ops.map((op) => [op.id, op.request(meta, bearer)]));
+}
+
+/** Sends each operation's request once and keeps the answer. */
+export async function recordAnswers(url: string, ops: Operation[], requests: Map<string, OpRequest>): Promise<Map<string, Answer>> {
   const answers = new Map<string, Answer>();
-  const routes: RecordedAnswer[] = [];
   for (const op of ops) {
     const { method, path, headers, body } = requests.get(op.id)!;
     const response = await fetch(url + path, { method, headers, body });
     const bytes = Buffer.from(await response.arrayBuffer());
     const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
-    const ok = response.status === op.status;
-    answers.set(op.id, { status: response.status, contentType, bytes: bytes.length, ok, ...(ok ? {} : { snippet: bytes.toString('utf8', 0, 300) }) });
-    routes.push({ path: `/${op.id}`, status: response.status, contentType, bodyBase64: bytes.toString('base64') });
+    answers.set(op.id, { status: response.status, contentType, bodyBase64: bytes.toString('base64'), bytes: bytes.length, ok: response.status === op.status });
   }
-  return { answers, routes };
+  return answers;
 }
 
 export interface MeasureOptions {
@@ -83,64 +77,54 @@ export interface MeasureOptions {
 }
 
 const rps = (r: LoadResult) => r.rps.toFixed(0).padStart(6);
-const p99 = (r: LoadResult) => `p99 ${r.p99.toFixed(2)} ms`;
 
 /**
  * Warms every server up on every operation, then runs `rounds` rounds; in each, for each
- * operation in turn: the API at full scale on each engine, bare Fastify, bare node:http,
- * the bare SQL baseline on each engine, the API at the small scale on each engine. Alternating this way spreads any drift of the
- * machine evenly over all of them, and puts the engines next to each other in time.
+ * operation in turn: the API at full scale on each engine, bare Fastify, bare node:http, the
+ * bare SQL baseline on each engine, the API at the small scale on each engine, and the
+ * compared build. Alternating this way spreads any drift of the machine evenly over all of
+ * them, and puts the engines next to each other in time.
  */
 export async function measureRounds(
-  targets: Targets,
+  servers: Servers,
   ops: Operation[],
-  fullRequests: Map<string, OpRequest>,
-  smallRequests: Map<string, OpRequest>,
+  requests: { full: Map<string, OpRequest>; small: Map<string, OpRequest> },
   options: MeasureOptions,
 ): Promise<Map<string, Sample[]>> {
-  const samples = new Map<string, Sample[]>(ops.map((op) => [op.id, []]));
-  const engines = enginesOf(targets.engines);
-  const base = { connections: options.connections, seed: options.seed };
-  const baseline = (op: Operation, request: OpRequest): OpRequest => ({ method: request.method, path: `/${op.id}`, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+  const engines = enginesOf(servers.engines);
   const one = async (op: Operation, duration: number, round: number): Promise<Sample> => {
-    const request = fullRequests.get(op.id)!;
-    const settings = { ...base, duration, expectStatus: op.status, seed: `${options.seed}:${op.id}:${round}` };
-    const load = (server: Server, r: OpRequest) => runLoad(server.url, r, { ...settings, rssPid: server.pid });
-    const full = new Map<Engine, LoadResult>();
-    for (const engine of engines) full.set(engine, await load(targets.engines[engine]!.full, request));
-    const fastify = await runLoad(targets.fastify.url, baseline(op, request), { ...settings, cpuPid: targets.fastify.pid });
-    const node = await runLoad(targets.node.url, baseline(op, request), { ...settings, cpuPid: targets.node.pid });
-    const sql: PerEngine<LoadResult> = { sqlite: await runLoad(targets.sql.sqlite.url, baseline(op, request), { ...settings, cpuPid: targets.sql.sqlite.pid }) };
-    if (targets.sql.postgres) sql.postgres = await runLoad(targets.sql.postgres.url, baseline(op, request), { ...settings, cpuPid: targets.sql.postgres.pid });
-    const measured: PerEngine<EngineSample> = { sqlite: { full: full.get('sqlite')!, small: await load(targets.engines.sqlite.small, smallRequests.get(op.id)!) } };
-    if (targets.engines.postgres) measured.postgres = { full: full.get('postgres')!, small: await load(targets.engines.postgres.small, smallRequests.get(op.id)!) };
-    const compare = targets.compare ? await load(targets.compare, request) : undefined;
-    return { engines: measured, fastify, node, sql, ...(compare ? { compare } : {}) };
+    const request = requests.full.get(op.id)!;
+    const settings = { connections: options.connections, duration, expectStatus: op.status, seed: `${options.seed}:${op.id}:${round}` };
+    const api = (server: Server, r: OpRequest) => runLoad(server.url, r, { ...settings, cpuPid: server.pid });
+    // The baselines answer every request alike, on the operation's one route.
+    const baseline = (server: Server) => api(server, { method: request.method, path: `/${op.id}`, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+    const full = await eachEngine(engines, (e) => api(servers.engines[e]!.full, request));
+    const fastify = await baseline(servers.fastify);
+    const node = await baseline(servers.node);
+    const sql = await eachEngine(engines, (e) => baseline(servers.sql[e]!));
+    const small = await eachEngine(engines, (e) => api(servers.engines[e]!.small, requests.small.get(op.id)!));
+    const compare = servers.compare ? await api(servers.compare, request) : undefined;
+    return { engines: mapEngines(engines, (e) => ({ full: full[e]!, small: small[e]! })), fastify, node, sql, ...(compare ? { compare } : {}) };
   };
   if (options.warmup > 0) {
     options.log(`warm-up: ${options.warmup} s per operation and server`);
     for (const op of ops) await one(op, options.warmup, 0);
   }
+  const samples = new Map<string, Sample[]>(ops.map((op) => [op.id, []]));
   for (let round = 1; round <= options.rounds; round++) {
     for (const op of ops) {
-      const sample = await one(op, options.duration, round);
-      samples.get(op.id)!.push(sample);
-      const unexpected = engines.reduce((n, e) => n + sample.engines[e]!.full.unexpected + sample.engines[e]!.small.unexpected, 0);
+      const s = await one(op, options.duration, round);
+      samples.get(op.id)!.push(s);
+      const unexpected = engines.reduce((n, e) => n + s.engines[e]!.full.unexpected + s.engines[e]!.small.unexpected, 0);
       options.log(
         `round ${round}/${options.rounds} ${op.id.padEnd(28)} ` +
-          engines.map((e) => `${e} ${rps(sample.engines[e]!.full)} rps ${p99(sample.engines[e]!.full)}`).join(' | ') +
-          ` | fastify ${rps(sample.fastify)} | node ${rps(sample.node)} | bare SQL ` +
-          engines.map((e) => `${e} ${rps(sample.sql[e]!)}`).join(' ') +
-          ' | small ' +
-          engines.map((e) => `${e} ${rps(sample.engines[e]!.small)}`).join(' ') +
-          (sample.compare ? ` | compared ${rps(sample.compare)} rps ${p99(sample.compare)}` : '') +
+          engines.map((e) => `${e} ${rps(s.engines[e]!.full)} rps p99 ${s.engines[e]!.full.p99.toFixed(2)} ms`).join(' | ') +
+          ` | fastify ${rps(s.fastify)} | node ${rps(s.node)} | bare SQL ${engines.map((e) => `${e} ${rps(s.sql[e]!)}`).join(' ')}` +
+          ` | small ${engines.map((e) => `${e} ${rps(s.engines[e]!.small)}`).join(' ')}` +
+          (s.compare ? ` | compared ${rps(s.compare)} rps p99 ${s.compare.p99.toFixed(2)} ms` : '') +
           (unexpected > 0 ? `  (unexpected answers: ${unexpected})` : ''),
       );
     }
   }
   return samples;
-}
-
-export function requestsFor(ops: Operation[], meta: BenchMeta, bearer: string): Map<string, OpRequest> {
-  return new Map(ops.map((op) => [op.id, op.request(meta, bearer)]));
 }

@@ -10,8 +10,7 @@ import { generateInto, type Dataset } from './dataset.js';
 /** Where PostgreSQL comes from, or why it is not measured (said in the log and in results.md). */
 export type PostgresChoice = { server: string; from: string } | { skipped: string };
 
-/** The variables that name a PostgreSQL server, in the order they are asked. */
-export const POSTGRES_VARIABLES = ['BENCH_POSTGRES_URL', 'TEST_POSTGRES_URL'] as const;
+const VARIABLES = ['BENCH_POSTGRES_URL', 'TEST_POSTGRES_URL'];
 
 /**
  * `--postgres URL` (or `off`), else BENCH_POSTGRES_URL, else TEST_POSTGRES_URL (the server
@@ -19,17 +18,15 @@ export const POSTGRES_VARIABLES = ['BENCH_POSTGRES_URL', 'TEST_POSTGRES_URL'] as
  */
 export function choosePostgres(option: string | undefined, env: Record<string, string | undefined>): PostgresChoice {
   if (option === 'off') return { skipped: 'switched off with --postgres off' };
-  const [server, from] = option ? [option, '--postgres'] : POSTGRES_VARIABLES.filter((name) => env[name]).map((name) => [env[name]!, name])[0] ?? [];
-  if (!server) return { skipped: `no server named (--postgres, ${POSTGRES_VARIABLES.join(' or ')})` };
-  const kind = (() => {
-    try {
-      return parseDatabaseUrl(server).kind;
-    } catch {
-      return undefined;
-    }
-  })();
+  const from = option ? '--postgres' : VARIABLES.find((name) => env[name]);
+  const server = option || (from ? env[from] : undefined);
+  if (!server || !from) return { skipped: `no server named (--postgres, ${VARIABLES.join(' or ')})` };
+  let kind: string | undefined;
+  try {
+    kind = parseDatabaseUrl(server).kind;
+  } catch { /* reported below */ }
   if (kind !== 'postgres') throw new Error(`${from} must be a postgres:// URL or off (got ${redacted(server)})`);
-  return { server, from: from! };
+  return { server, from };
 }
 
 /** The URL without its password, for logs and results.md. */
@@ -82,28 +79,31 @@ export async function serverVersion(server: string): Promise<string> {
 export interface BenchDatabase {
   url: string;
   name: string;
-  /** create, migrate, load, sync identities, analyse: ms */
-  loadMs: number;
   drop(): Promise<void>;
+}
+
+/** A new database `name` on `server`, empty or (CREATE DATABASE … TEMPLATE) a copy of `template`. */
+async function createDatabase(server: string, name: string, template?: string): Promise<BenchDatabase> {
+  await admin(server, (client) => client.query(`create database ${name}${template ? ` template ${template}` : ''}`));
+  const drop = () => admin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  return { url: databaseUrl(server, name), name, drop };
 }
 
 /**
  * A fresh database on `server` holding exactly the rows of `dataset`'s SQLite file: the same
  * generator, seed and anchor instant, written through Kysely (multi-row INSERTs in chunks).
  * Checked by comparing what the generator reports about the rows with the file's record.
+ * `loadMs` covers creating, migrating, loading, syncing identities and analysing.
  */
-export async function loadIntoPostgres(server: string, dataset: Dataset): Promise<BenchDatabase> {
+export async function loadIntoPostgres(server: string, dataset: Dataset): Promise<BenchDatabase & { loadMs: number }> {
   const started = performance.now();
-  const name = benchDatabaseName(dataset.meta.scale, randomBytes(4).toString('hex'));
-  await admin(server, (client) => client.query(`create database ${name}`));
-  const drop = () => admin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  const database = await createDatabase(server, benchDatabaseName(dataset.meta.scale, randomBytes(4).toString('hex')));
   try {
-    const url = databaseUrl(server, name);
-    const store = await openStore(url);
+    const store = await openStore(database.url);
     try {
       const meta = await generateInto(store.db, dataset.meta.scale, dataset.meta.seed, Date.parse(dataset.meta.generatedAt));
       const comparable = (m: typeof meta) => JSON.stringify({ ...m, generationMs: 0 });
-      if (comparable(meta) !== comparable(dataset.meta)) throw new Error(`the rows loaded into ${name} are not those of ${dataset.file}: was the generator changed without a GENERATOR_VERSION bump?`);
+      if (comparable(meta) !== comparable(dataset.meta)) throw new Error(`the rows loaded into ${database.name} are not those of ${dataset.file}: was the generator changed without a GENERATOR_VERSION bump?`);
       // The rows came with their ids: generated ids must continue past them (the writes under load insert).
       await store.syncIds(store.db);
       // Planner statistics now, as autovacuum would gather them a minute later: otherwise the
@@ -112,22 +112,14 @@ export async function loadIntoPostgres(server: string, dataset: Dataset): Promis
     } finally {
       await store.close();
     }
-    return { url, name, loadMs: performance.now() - started, drop };
+    return { ...database, loadMs: performance.now() - started };
   } catch (err) {
-    await drop();
+    await database.drop();
     throw err;
   }
 }
 
-/**
- * A copy of `source` under a name of its own (CREATE DATABASE … TEMPLATE: the server copies
- * the files, much faster than loading again), dropped like the source. Nothing may be
- * connected to `source` meanwhile.
- */
-export async function copyDatabase(server: string, source: BenchDatabase): Promise<BenchDatabase> {
-  const started = performance.now();
-  const name = `${source.name}_${randomBytes(4).toString('hex')}`;
-  await admin(server, (client) => client.query(`create database ${name} template ${source.name}`));
-  const drop = () => admin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
-  return { url: databaseUrl(server, name), name, loadMs: performance.now() - started, drop };
+/** A copy of `source` (the server copies the files, much faster than loading again); nothing may be connected to `source` meanwhile. */
+export function copyDatabase(server: string, source: BenchDatabase): Promise<BenchDatabase> {
+  return createDatabase(server, `${source.name}_${randomBytes(4).toString('hex')}`, source.name);
 }

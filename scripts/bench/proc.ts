@@ -1,15 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
-// Linux /proc readers: the server's memory and the port it listens on (it is started with
-// PORT=0 and LOG_LEVEL=warn, so it never says which port it got).
+// Linux /proc readers: a process's peak memory and CPU time, and the port it listens on (the
+// server is started with PORT=0 and LOG_LEVEL=warn, so it never says which port it got).
 
-/** VmRSS and VmHWM (peak RSS) of a process, in kB; undefined once it is gone. */
-export function memoryOf(pid: number): { rssKb: number; hwmKb: number } | undefined {
+/** VmHWM (peak RSS) of a process, in kB; undefined once it is gone. */
+export function peakRssOf(pid: number): number | undefined {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+    return Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   } catch {
     return undefined;
   }
@@ -38,18 +36,6 @@ export function listeningPort(pid: number): number | undefined {
     }
   }
   return undefined;
-}
-
-/** Samples a process's RSS every `everyMs` until stopped; answers the highest VmRSS seen (kB). */
-export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
-  let peak = memoryOf(pid)?.rssKb ?? 0;
-  const timer = setInterval(() => { peak = Math.max(peak, memoryOf(pid)?.rssKb ?? 0); }, everyMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, memoryOf(pid)?.rssKb ?? 0);
-    },
-  };
 }
 
 const CLOCK_TICKS = (() => {

@@ -1,11 +1,103 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runLoad } from './load.js';
 import { OPERATIONS, type OpRequest } from './operations.js';
-import { monotonicUs, summarizeProfile, type ProfileSummary } from './profile.js';
-import type { ProfileReport } from './report.js';
 import { startApi, type ServerCommand } from './servers.js';
 import type { TargetCheck } from './summary.js';
+
+// CPU profiles of the missed targets: the server under `node --cpu-prof`, its .cpuprofile
+// summarised as self time per function and per area (project file, npm package, Node
+// internals, GC), dist/ locations mapped back to src/.
+
+export interface ProfileSummary {
+  totalMs: number;
+  /** share of the samples the process was idle (waiting for I/O) */
+  idleShare: number;
+  /** busy self time, highest first */
+  functions: Array<{ name: string; location: string; selfMs: number; share: number }>;
+  areas: Array<{ area: string; share: number }>;
+}
+
+export interface ProfileReport {
+  /** what ran while profiling: an operation's label, or start-up */
+  subject: string;
+  targets: string[];
+  summary?: ProfileSummary;
+  error?: string;
+}
+
+interface CpuProfile {
+  startTime: number;
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);
+
+function locator(root: string) {
+  const maps = new Map<string, SourceMap | null>();
+  return (url: string, line: number, column: number): string => {
+    if (!url) return '(native)';
+    if (!url.startsWith('file://')) return `${url}:${line + 1}`;
+    const file = fileURLToPath(url);
+    if (!maps.has(file)) maps.set(file, file.includes('/dist/') && existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) : null);
+    const entry = maps.get(file)?.findEntry(line, column) as { originalSource?: string; originalLine?: number } | undefined;
+    if (!entry?.originalSource) return `${relative(root, file)}:${line + 1}`;
+    const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : resolve(dirname(file), entry.originalSource);
+    return `${relative(root, source)}:${(entry.originalLine ?? 0) + 1}`;
+  };
+}
+
+function areaOf(root: string, url: string, name: string): string {
+  if (SPECIAL.has(name)) return name;
+  if (!url) return '(native: V8 builtins, addons)';
+  if (url.startsWith('node:')) return 'node internals';
+  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+  if (pkg) return pkg;
+  return path.startsWith(root) ? relative(root, path).replace(/^dist\//, 'src/').replace(/\.js$/, '.ts') : path;
+}
+
+/** The monotonic clock V8 stamps profile samples with (CLOCK_MONOTONIC, µs), as process.hrtime reads it. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** `window` (monotonic µs) keeps only the samples taken while the load ran, leaving out start-up and shutdown. */
+function summarizeProfile(file: string, root: string, window?: { fromUs: number; toUs: number }, top = 15): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (!window || (at >= window.fromUs && at <= window.toUs)) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const locate = locator(root);
+  const functions = new Map<string, { name: string; location: string; us: number }>();
+  const areas = new Map<string, number>();
+  let total = 0, idle = 0;
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber, columnNumber } = byId.get(id)!.callFrame;
+    const name = functionName || '(anonymous)';
+    total += us;
+    if (name === '(idle)') { idle += us; continue; }
+    const location = SPECIAL.has(name) ? '' : locate(url, lineNumber, columnNumber);
+    const entry = functions.get(`${name}@${location}`) ?? { name, location, us: 0 };
+    entry.us += us;
+    functions.set(`${name}@${location}`, entry);
+    const area = areaOf(root, url, name);
+    areas.set(area, (areas.get(area) ?? 0) + us);
+  }
+  const busy = Math.max(1, total - idle);
+  return {
+    totalMs: total / 1000,
+    idleShare: idle / Math.max(1, total),
+    functions: [...functions.values()].sort((a, b) => b.us - a.us).slice(0, top).map((f) => ({ name: f.name, location: f.location, selfMs: f.us / 1000, share: f.us / busy })),
+    areas: [...areas.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([area, us]) => ({ area, share: us / busy })),
+  };
+}
 
 export interface ProfileSettings {
   root: string;
@@ -22,17 +114,16 @@ export interface ProfileSettings {
 }
 
 /**
- * One CPU profile per operation (or start-up) behind a missed target on SQLite: the full-scale server
- * started afresh under `node --cpu-prof`, loaded as in the measurement, then stopped
+ * One CPU profile per operation (or start-up) behind a missed target on SQLite, whose server
+ * process does all the work (on PostgreSQL part of it is another process's): the full-scale
+ * server started afresh under `node --cpu-prof`, loaded as in the measurement, then stopped
  * gracefully so V8 writes the profile, which is then summarised.
  */
 export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): Promise<ProfileReport[]> {
   const wanted = new Map<string, string[]>();
-  // SQLite's misses: the server's own CPU is the whole cost there; on PostgreSQL part of it is another process's.
-  for (const check of checks.filter((c) => !c.met && c.engine === 'sqlite')) {
-    if (check.profile) wanted.set(check.profile, [...(wanted.get(check.profile) ?? []), `${check.target} (${check.subject}: ${check.value})`]);
+  for (const check of checks.filter((c) => !c.met && c.engine === 'sqlite' && c.profile)) {
+    wanted.set(check.profile!, [...(wanted.get(check.profile!) ?? []), `${check.target} (${check.subject}: ${check.value})`]);
   }
-  mkdirSync(s.dir, { recursive: true });
   const reports: ProfileReport[] = [];
   for (const [subject, targets] of [...wanted].slice(0, s.max)) {
     const op = OPERATIONS.find((o) => o.id === subject);
@@ -55,10 +146,7 @@ export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): 
       }
       // The main thread's profile is the busy one.
       const busy = (p: ProfileSummary) => p.totalMs * (1 - p.idleShare);
-      report.summary = readdirSync(dir)
-        .filter((f) => f.endsWith('.cpuprofile'))
-        .map((f) => summarizeProfile(join(dir, f), s.root, window))
-        .sort((a, b) => busy(b) - busy(a))[0];
+      report.summary = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(dir, f), s.root, window)).sort((a, b) => busy(b) - busy(a))[0];
       if (!report.summary) throw new Error('the server wrote no .cpuprofile');
       s.log(`profiled ${subject}: top ${report.summary.functions.slice(0, 3).map((f) => `${f.name} ${(f.share * 100).toFixed(0)}%`).join(', ')}`);
     } catch (err) {

@@ -3,17 +3,7 @@
  * data set is the same for the same seed on every machine and Node version; Math.random
  * is never used for data.
  */
-export interface Rng {
-  /** uniform in [0, 1) */
-  next(): number;
-  /** integer in [min, max], both included */
-  int(min: number, max: number): number;
-  pick<T>(items: readonly T[]): T;
-  /** true with probability p */
-  chance(p: number): boolean;
-  /** a lower-case version-4-shaped guid */
-  uuid(): string;
-}
+export type Rng = ReturnType<typeof createRng>;
 
 function cyrb128(text: string): [number, number, number, number] {
   let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
@@ -31,7 +21,7 @@ function cyrb128(text: string): [number, number, number, number] {
   return [(h1 ^ h2 ^ h3 ^ h4) >>> 0, (h2 ^ h1) >>> 0, (h3 ^ h1) >>> 0, (h4 ^ h1) >>> 0];
 }
 
-export function createRng(seed: string | number): Rng {
+export function createRng(seed: string | number) {
   let [a, b, c, d] = cyrb128(String(seed));
   const next = () => {
     a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
@@ -46,10 +36,14 @@ export function createRng(seed: string | number): Rng {
   };
   const hex = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 16).toString(16)).join('');
   return {
+    /** uniform in [0, 1) */
     next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: (items) => items[Math.floor(next() * items.length)],
-    chance: (p) => next() < p,
+    /** an integer in [min, max], both included */
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    /** true with probability p */
+    chance: (p: number) => next() < p,
+    /** a lower-case version-4-shaped guid */
     uuid: () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(next() * 4)]}${hex(3)}-${hex(12)}`,
   };
 }

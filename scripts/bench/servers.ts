@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listeningPort } from './proc.js';
 
 // The processes under test: the API server (the built dist/server.js that `npm start`
-// runs, or src/server.ts under tsx) and the two bare baselines, each its own child.
+// runs, or src/server.ts under tsx) and the baselines, each its own child.
 
 export interface ServerCommand {
   kind: 'dist' | 'tsx';
@@ -19,15 +19,12 @@ export interface Child {
   url: string;
   /** spawn → first answered request, ms */
   startupMs: number;
-  logs(): string;
   stop(): Promise<void>;
 }
 
 /** Every child still running; killed if the bench itself exits early (an error, Ctrl-C). */
 const running = new Set<ChildProcess>();
-const killAll = () => {
-  for (const child of running) child.kill('SIGKILL');
-};
+const killAll = () => running.forEach((child) => child.kill('SIGKILL'));
 process.on('exit', killAll);
 
 /** Clean-ups (dropping the PostgreSQL databases) that an interrupted run still does, for at most 10 s. */
@@ -39,45 +36,65 @@ export function cleanUpIfInterrupted(cleanup: () => Promise<void>): () => void {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     killAll();
-    const deadline = sleep(10_000);
-    void Promise.race([Promise.allSettled([...cleanups].map((cleanup) => cleanup())), deadline]).finally(() => process.exit(130));
+    void Promise.race([Promise.allSettled([...cleanups].map((cleanup) => cleanup())), sleep(10_000)]).finally(() => process.exit(130));
   });
 }
 
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+const newest = (dir: string): number =>
+  Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+const modified = (file: string) => {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
   }
-  return latest;
-}
+};
 
-/** The built server when it builds (rebuilding dist/ when older than src/, as `npm start` does); else tsx. */
+const tsc = (root: string, dir: string) => spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.build.json')], { cwd: dir, encoding: 'utf8' });
+
+/** The built server, rebuilding dist/ when older than src/ as `npm start` does; tsx when asked, or when nothing builds. */
 export function serverCommand(root: string, prefer: 'dist' | 'tsx'): ServerCommand {
   const tsx: ServerCommand = { kind: 'tsx', args: ['--import', 'tsx', join(root, 'src/server.ts')] };
-  if (prefer === 'tsx') return tsx;
   const built = join(root, 'dist/server.js');
-  let builtAt = 0;
-  try { builtAt = statSync(built).mtimeMs; } catch { /* not built */ }
-  if (builtAt < Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfig.json')).mtimeMs)) {
-    console.error('bench: building dist/ (npm run build) ...');
-    const before = Date.now();
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, encoding: 'utf8' });
-    if (tsc.status !== 0) {
-      const errors = `${tsc.stdout}${tsc.stderr}`.trim();
-      // tsc still emits on type errors (noEmitOnError is off): run that JavaScript, and say so.
-      let emitted = false;
-      try { emitted = statSync(built).mtimeMs >= before - 1000; } catch { /* nothing emitted */ }
-      if (!emitted) return { ...tsx, note: `npm run build failed, so the server ran under tsx: ${errors}`.slice(0, 2000) };
-      return { kind: 'dist', args: [built], note: `npm run build reported type errors; dist/ was emitted anyway and ran: ${errors}`.slice(0, 2000) };
-    }
+  const dist: ServerCommand = { kind: 'dist', args: [built] };
+  if (prefer === 'tsx') return tsx;
+  if (modified(built) >= Math.max(newest(join(root, 'src')), modified(join(root, 'tsconfig.json')))) return dist;
+  console.error('bench: building dist/ (npm run build) ...');
+  const before = Date.now();
+  const build = tsc(root, root);
+  if (build.status === 0) return dist;
+  const errors = `${build.stdout}${build.stderr}`.trim();
+  // tsc still emits on type errors (noEmitOnError is off): run that JavaScript, and say so.
+  if (modified(built) >= before - 1000) return { ...dist, note: `npm run build reported type errors; dist/ was emitted anyway and ran: ${errors}`.slice(0, 2000) };
+  return { ...tsx, note: `npm run build failed, so the server ran under tsx: ${errors}`.slice(0, 2000) };
+}
+
+/**
+ * `--compare REV`: REV checked out into a worktree under `work` and built with this checkout's
+ * node_modules (a revision that needs other packages fails to build, and says so), to be
+ * measured in the same rounds as this build: a change is judged against what it changed, on
+ * the same machine at the same moment, not against figures recorded another day.
+ */
+export function prepareCompare(root: string, work: string, revision: string): { command: ServerCommand; dir: string; commit: string } {
+  const check = (result: SpawnSyncReturns<string>, what: string) => {
+    if (result.status !== 0) throw new Error(`${what} failed:\n${result.stdout}${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const git = (...args: string[]) => check(spawnSync('git', args, { cwd: root, encoding: 'utf8' }), `git ${args.join(' ')}`);
+  const commit = git('rev-parse', '--verify', `${revision}^{commit}`);
+  const dir = join(work, `compare-${commit.slice(0, 12)}`);
+  if (!existsSync(join(dir, 'dist/server.js'))) {
+    rmSync(dir, { recursive: true, force: true });
+    git('worktree', 'prune');
+    git('worktree', 'add', '--detach', '--force', dir, commit);
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    check(tsc(root, dir), `the build of ${revision} in ${dir}`);
   }
-  return { kind: 'dist', args: [built] };
+  return { command: { kind: 'dist', args: [join(dir, 'dist/server.js')] }, dir, commit };
 }
 
 /** Spawns `node <args>` and waits until it listens and answers `probePath` with a 2xx/4xx. */
-export async function startChild(root: string, args: string[], env: Record<string, string>, probePath: string): Promise<Child> {
+async function startChild(root: string, args: string[], env: Record<string, string>, probePath: string): Promise<Child> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -93,12 +110,10 @@ export async function startChild(root: string, args: string[], env: Record<strin
     if (exited !== undefined) throw fail(`exited with ${exited} before answering`);
     const port = url ? undefined : listeningPort(child.pid!);
     if (port) url = `http://127.0.0.1:${port}`;
-    if (url) {
-      const answer = await fetch(url + probePath).catch(() => undefined);
-      if (answer && answer.status < 500) {
-        await answer.arrayBuffer();
-        return { pid: child.pid!, url, startupMs: performance.now() - started, logs: () => output, stop: () => stop(child) };
-      }
+    const answer = url ? await fetch(url + probePath).catch(() => undefined) : undefined;
+    if (answer && answer.status < 500) {
+      await answer.arrayBuffer();
+      return { pid: child.pid!, url: url!, startupMs: performance.now() - started, stop: () => stop(child) };
     }
     await sleep(5);
   }
@@ -121,13 +136,7 @@ function stop(child: ChildProcess): Promise<void> {
  * server delivers to the endpoints its data names, and a data file's are off this machine);
  * `env` overrides them (the webhook measurement turns deliveries on, to its own receiver).
  */
-export function startApi(
-  root: string,
-  command: ServerCommand,
-  databaseUrl: string,
-  secret: string,
-  { nodeArgs = [], env = {} }: { nodeArgs?: string[]; env?: Record<string, string> } = {},
-): Promise<Child> {
+export function startApi(root: string, command: ServerCommand, databaseUrl: string, secret: string, { nodeArgs = [], env = {} }: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<Child> {
   return startChild(root, [...nodeArgs, ...command.args], {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
     RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', WEBHOOK_DELIVERY: 'false', AUTH_JWT_SECRET: secret,
@@ -135,12 +144,7 @@ export function startApi(
   }, '/categories?Take=1');
 }
 
-/** A bare baseline (`fastify` or `node`) serving the recorded answers of `routesFile`. */
-export function startBaseline(root: string, kind: 'fastify' | 'node', routesFile: string): Promise<Child> {
-  return startChild(root, ['--import', 'tsx', join(root, `scripts/bench/baseline-${kind}.ts`), routesFile], {}, '/__ready');
-}
-
-/** The bare SQL baseline (baseline-sql.ts) replaying `routesFile`'s statements on `databaseUrl`. */
-export function startSqlBaseline(root: string, routesFile: string, databaseUrl: string): Promise<Child> {
-  return startChild(root, ['--import', 'tsx', join(root, 'scripts/bench/baseline-sql.ts'), routesFile, databaseUrl], {}, '/__ready');
+/** A baseline, `scripts/bench/<script>` under tsx with `args`, which answers /__ready once it serves. */
+export function startBaseline(root: string, script: 'baselines.ts' | 'baseline-sql.ts', args: string[]): Promise<Child> {
+  return startChild(root, ['--import', 'tsx', join(root, 'scripts/bench', script), ...args], {}, '/__ready');
 }

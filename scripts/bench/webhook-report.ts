@@ -7,28 +7,17 @@ import { ORDER_CHECKS, STEADY_MIN_REQUESTS, STEADY_SHARE, type Side, type Webhoo
 // deliveries, what became of every write's event, and its targets.
 
 type Load = 'full' | 'steady';
+type Figure = 'p50' | 'p99' | 'rps';
 
 /** One load of the write on one engine: medians over the rounds, and the medians of the per-round ratios (with / without). */
-export interface WebhookLoadSummary {
-  p50: Record<Side, number>;
-  p99: Record<Side, number>;
-  rps: Record<Side, number>;
-  ratio: { p50: number; p99: number; rps: number };
-}
-
-export function summarizeLoad(rounds: WebhookRound[], load: Load): WebhookLoadSummary {
-  const of = (side: Side, pick: 'p50' | 'p99' | 'rps') => median(rounds.map((r) => r[load][side][pick]));
-  const ratio = (pick: 'p50' | 'p99' | 'rps') => median(rounds.map((r) => r[load].on[pick] / r[load].off[pick]));
-  return {
-    p50: { off: of('off', 'p50'), on: of('on', 'p50') },
-    p99: { off: of('off', 'p99'), on: of('on', 'p99') },
-    rps: { off: of('off', 'rps'), on: of('on', 'rps') },
-    ratio: { p50: ratio('p50'), p99: ratio('p99'), rps: ratio('rps') },
-  };
+export function summarizeLoad(rounds: WebhookRound[], load: Load) {
+  const of = (pick: Figure) => ({ off: median(rounds.map((r) => r[load].off[pick])), on: median(rounds.map((r) => r[load].on[pick])) }) as Record<Side, number>;
+  const ratio = (pick: Figure) => median(rounds.map((r) => r[load].on[pick] / r[load].off[pick]));
+  return { p50: of('p50'), p99: of('p99'), rps: of('rps'), ratio: { p50: ratio('p50'), p99: ratio('p99'), rps: ratio('rps') } };
 }
 
 /** The writes sent alone: how many answered before their delivery arrived, and the median lag. */
-export function orderSummary(result: WebhookResult) {
+function orderSummary(result: WebhookResult) {
   const lags = result.order.map((c) => c.lagMs);
   return {
     checked: result.order.length,
@@ -39,11 +28,9 @@ export function orderSummary(result: WebhookResult) {
   };
 }
 
-const loadName = (result: WebhookResult, load: Load) => (load === 'full' ? 'full load' : `light: ${n0(result.rate)} req/s for ${n2(result.steadySeconds)} s`);
-
 /** Four targets per engine: latency at full load and at the steady load, order, and every event delivered. */
 export function webhookTargets(results: PerEngine<WebhookResult>): TargetCheck[] {
-  return enginesOf(results).flatMap((engine) => {
+  return enginesOf(results).flatMap((engine): TargetCheck[] => {
     const result = results[engine]!;
     const latency = (load: Load): TargetCheck => {
       const { ratio } = summarizeLoad(result.rounds, load);
@@ -56,7 +43,6 @@ export function webhookTargets(results: PerEngine<WebhookResult>): TargetCheck[]
     };
     const order = orderSummary(result);
     const d = result.deliveries;
-    const complete = d.missing === 0 && d.unknown === 0 && d.badSignatures === 0 && d.recorded === d.committed && d.baselineReceived === 0;
     return [
       latency('full'),
       latency('steady'),
@@ -66,7 +52,8 @@ export function webhookTargets(results: PerEngine<WebhookResult>): TargetCheck[]
       },
       {
         engine, target: 'Every write delivered, at least once, signed', subject: `${result.operation} with deliveries`,
-        value: `${n0(d.distinct)} of ${n0(d.recorded)} events, ${n0(d.duplicates)} duplicates`, met: complete,
+        value: `${n0(d.distinct)} of ${n0(d.recorded)} events, ${n0(d.duplicates)} duplicates`,
+        met: d.missing === 0 && d.unknown === 0 && d.badSignatures === 0 && d.recorded === d.committed && d.baselineReceived === 0,
       },
     ];
   });
@@ -74,11 +61,10 @@ export function webhookTargets(results: PerEngine<WebhookResult>): TargetCheck[]
 
 export function webhookMarkdown(results: PerEngine<WebhookResult>): string[] {
   const engines = enginesOf(results);
-  if (engines.length === 0) return [];
   const first = results[engines[0]]!;
   const rows = engines.flatMap((engine) => (['full', 'steady'] as const).map((load) => ({ engine, load, result: results[engine]!, s: summarizeLoad(results[engine]!.rounds, load) })));
   type Row = (typeof rows)[number];
-  const pair = (title: string, pick: 'p50' | 'p99' | 'rps', format: (x: number) => string) => [
+  const pair = (title: string, pick: Figure, format: (x: number) => string) => [
     { title: `${title} without`, right: true, cell: (r: Row) => format(r.s[pick].off) },
     { title: `${title} with`, right: true, cell: (r: Row) => format(r.s[pick].on) },
     { title: `${title} with / without`, right: true, cell: (r: Row) => times(r.s.ratio[pick]) },
@@ -90,17 +76,17 @@ export function webhookMarkdown(results: PerEngine<WebhookResult>): string[] {
     '### Webhook deliveries',
     '',
     `${first.operation} (event \`${first.event}\`) on two servers side by side in the same rounds, each on its own copy of the full-scale data, ` +
-      "whose measured company has one endpoint subscribed to the event: without delivery (WEBHOOK_DELIVERY=false; the write still records the event in its transaction), " +
+      'whose measured company has one endpoint subscribed to the event: without delivery (WEBHOOK_DELIVERY=false; the write still records the event in its transaction), ' +
       'and with delivery (WEBHOOK_DELIVERY=true, the defaults otherwise, to a receiver in the bench process on 127.0.0.1 that answers 200 and checks each signature; ' +
-      'it shares its process with the load generator). The rounds alternate which server goes first, and after each run with delivery the bench waits until its deliveries ' +
-      `have arrived, so the next run meets no backlog. Full load: as the other operations (closed loop), which shows what delivering costs the server's capacity. ` +
+      'it shares its process with the load generator). The rounds alternate which server goes first, and after each run with delivery the bench waits until its outbox ' +
+      `has nothing pending, so the next run meets no backlog. Full load: as the other operations (closed loop), which shows what delivering costs the server's capacity. ` +
       `Light steady load: ${pct(STEADY_SHARE)} of the median full-load req/s without delivery, sent at an even pace whatever the answers' pace (open loop, latency counted ` +
       `from when each request was due), for at least ${STEADY_MIN_REQUESTS} writes a run where 4 × --duration allows, ` +
-      "which shows what a delivery adds to the write that caused it. Latencies in ms; ratios are medians of the per-round ratios.",
+      'which shows what a delivery adds to the write that caused it. Latencies in ms; ratios are medians of the per-round ratios.',
     '',
     ...markdownTable<Row>([
       engine,
-      { title: 'Load', cell: (r) => loadName(r.result, r.load) },
+      { title: 'Load', cell: (r) => (r.load === 'full' ? 'full load' : `light: ${n0(r.result.rate)} req/s for ${n2(r.result.steadySeconds)} s`) },
       ...pair('p50', 'p50', n2),
       ...pair('p99', 'p99', n2),
       ...pair('req/s', 'rps', n0),
@@ -120,7 +106,7 @@ export function webhookMarkdown(results: PerEngine<WebhookResult>): string[] {
       { title: 'Never received', right: true, cell: (c) => n0(c.d.missing) },
       { title: 'Bad signatures', right: true, cell: (c) => n0(c.d.badSignatures) },
       { title: 'Outbox after', cell: (c) => Object.entries(c.d.statuses).map(([status, n]) => `${n0(n)} ${status}`).join(', ') || '–' },
-      { title: 'Longest wait for the last delivery after a run', right: true, cell: (c) => `${n2(c.d.drainMs / 1000)} s` },
+      { title: 'Longest wait after a run until nothing was pending', right: true, cell: (c) => `${n2(c.d.drainMs / 1000)} s` },
       { title: 'Without delivery: committed / recorded / delivered', cell: (c) => `${n0(c.d.baselineCommitted)} / ${n0(c.d.baselineRecorded)} / ${n0(c.d.baselineReceived)}` },
     ], counts),
     '',

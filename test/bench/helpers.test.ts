@@ -1,13 +1,11 @@
 import t from 'tap';
 import { MAX_BIND_PARAMETERS, rowsPerChunk } from '../../scripts/bench/bulk.js';
-import { commandLine } from '../../scripts/bench/command.js';
-import { RUN_HEADING, TITLE, withEarlierRuns } from '../../scripts/bench/history.js';
+import { commandLine } from '../../scripts/bench/options.js';
 import { benchDatabaseName, choosePostgres, databaseUrl, redacted } from '../../scripts/bench/postgres.js';
 import { markdownTable, perEngine } from '../../scripts/bench/tables.js';
 
 // The bench's pure helpers: what decides where PostgreSQL comes from, what its database is
-// called, how rows are chunked, and how results.md lays the engines side by side and keeps
-// the earlier runs.
+// called, how rows are chunked, and how results.md lays the engines side by side.
 
 const SERVER = 'postgres://bench:s3cret@127.0.0.1:55432/postgres?application_name=bench';
 
@@ -78,17 +76,4 @@ t.test('tables put one column per engine measured, side by side', async (t) => {
     '| A\\|B | 10 | 5 |',
   ], 'numbers right-aligned; a | in a cell is escaped');
   t.same(markdownTable(columns(['sqlite']), rows), ['| Operation | SQLite req/s |', '|---|---:|', '| A\\|B | 10 |'], 'no PostgreSQL columns when it was not measured');
-});
-
-t.test('results.md gets the new run on top and keeps the earlier runs as they were', async (t) => {
-  const earlier = `${TITLE}\n\nold intro\n\n${RUN_HEADING}2026-11-22\n\n| a | 1 |\n\n![Throughput as a share of bare Fastify](ratios.svg)\n\n${RUN_HEADING}2026-11-01\n\nolder\n`;
-  const merged = withEarlierRuns(`${RUN_HEADING}2026-11-23\n\nnew\n`, earlier);
-  t.ok(merged.startsWith(`${TITLE}\n`), 'one title');
-  t.notMatch(merged, /old intro/, 'the old intro is replaced');
-  const order = [`${RUN_HEADING}2026-11-23`, `${RUN_HEADING}2026-11-22`, `${RUN_HEADING}2026-11-01`].map((h) => merged.indexOf(h));
-  t.ok(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1])), 'newest first, then the earlier runs in their order');
-  t.match(merged, /\| a \| 1 \|\n\n\n?## Run of 2026-11-01\n\nolder\n$/, 'earlier runs kept');
-  t.notMatch(merged.slice(order[1]), /ratios\.svg/, "an earlier run's chart line goes: the chart is this run's now");
-  t.equal(withEarlierRuns(`${RUN_HEADING}x\n`, undefined).split(RUN_HEADING).length, 2, 'a first run stands alone');
-  t.throws(() => withEarlierRuns('# not a run\n', earlier));
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -13,7 +13,8 @@ import { engine, TEST_DATABASE_URL } from '../test-store.js';
 // every target. In the PostgreSQL half of the suite it measures PostgreSQL beside SQLite
 // (and drops its databases); in the SQLite half it is given no server and must say that it
 // skipped PostgreSQL. Its webhook measurement must account for every write's event on
-// every engine. Its output goes to a temporary directory, never to bench/.
+// every engine. Its output goes to a temporary directory, never to bench/, and replaces what
+// was there: results.md holds one run.
 
 const root = new URL('../../', import.meta.url).pathname;
 const engines = engine === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -25,6 +26,7 @@ t.setTimeout(RUN_TIMEOUT_MS + 30_000);
 t.test(`the bench runs end to end at a tiny scale and reports every operation on ${engines.join(' and ')}`, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'results.md'), '# Benchmark results\n\n## Run of 2000-01-01 00:00 UTC: SQLite\n\nan earlier run\n');
   const { BENCH_POSTGRES_URL: _bench, TEST_POSTGRES_URL: _test, ...env } = process.env;
   const run = spawnSync(
     process.execPath,
@@ -92,21 +94,24 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
 
   const markdown = readFileSync(join(dir, 'results.md'), 'utf8');
   t.match(markdown, /^# Benchmark results\n[\s\S]*\n## Run of \d{4}-\d\d-\d\d /, 'the run is a dated section of results.md');
+  t.equal(markdown.split('\n## Run of ').length, 2, 'results.md holds this run alone: the earlier one is replaced');
   const numbers = engines.length === 2
     ? /\| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+× \| [\d,]+ \| [\d,]+ \| \d+% \| \d+% \| \d+% \| \d+% \|$/
     : /\| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+% \| \d+% \|$/;
-  const statementRow = engines.length === 2 ? /^\| .+ \| \d+ \| \d+ \|$/ : /^\| .+ \| \d+ \|$/;
+  // The CPU table: statements, API, Fastify and bare SQL µs, API / bare SQL.
+  const cpuRow = engines.length === 2
+    ? /^\| .+ \| \d+ \| \d+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+× \| [\d.]+× \|$/
+    : /^\| .+ \| \d+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+× \|$/;
   for (const op of OPERATIONS) {
     const rows = markdown.split('\n').filter((line) => line.startsWith(`| ${op.label} |`));
     t.match(rows[0], numbers, `results.md has throughput on ${engines.join(' and ')} for ${op.label}`);
-    t.ok(rows.some((row) => statementRow.test(row)), `results.md has the statements of ${op.label}`);
+    t.ok(rows.some((row) => cpuRow.test(row)), `results.md has the statements and CPU per request of ${op.label}`);
   }
-  t.match(markdown, `| Operation | ${engines.map((e) => `${LABEL[e]} statements`).join(' | ')} |`);
+  t.match(markdown, `| Operation | ${engines.map((e) => `${LABEL[e]} statements`).join(' | ')} | ${engines.map((e) => `${LABEL[e]} API µs`).join(' | ')} |`);
   for (const name of engines) {
     t.match(markdown, new RegExp(`^\\| ${LABEL[name]} \\| full load \\|( [\\d.,]+ \\| [\\d.,]+ \\| [\\d.]+× \\|){3}$`, 'm'), `results.md has the webhook latencies on ${name}`);
   }
   t.match(markdown, /^\| A delivery adds ≤ 10% to the write's latency \| .* at full load, with \/ without delivery \| p50 [\d.]+×, p99 [\d.]+×, /m, 'results.md has the webhook targets');
-  t.match(readFileSync(join(dir, 'ratios.svg'), 'utf8'), /^<svg [^>]*>[\s\S]*read target 60%[\s\S]*<\/svg>\n$/);
 
   if (engine === 'postgres') {
     t.same(results.differingReads, [], 'the same rows give the same read answers on both engines');
