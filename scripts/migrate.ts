@@ -1,5 +1,5 @@
 // `npm run migrate`: applies the migrations to the database named by DATABASE_URL and exits
-// (product decisions §1). Deployments run it once before starting nodes; `npm start` still
+// (README, "Set-up"). Deployments run it once before starting nodes; `npm start` still
 // migrates, and both take the same lock, so any number of them may run at once. Prints what
 // it applied; a database that a newer version migrated is refused, untouched.
 import { sql } from 'kysely';

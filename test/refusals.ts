@@ -4,7 +4,7 @@ import type { TestApp } from './helper.js';
 import type { CallOptions, Method } from './requests.js';
 import { snapshot } from './snapshot.js';
 
-/** The error body of every refusal (product-decisions §4). */
+/** The error body of every refusal (docs/decisions.md, "Wire format"). */
 export interface ResponseStatus {
   ErrorCode: string;
   Message: string;

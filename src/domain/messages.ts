@@ -1,8 +1,9 @@
 import { invalid, notEmail, notEmpty, tooLong, type FieldError } from './refusals.js';
 
 /**
- * Rules of a message template (the contract: Message template, CreateMessageTemplate,
- * Limits 2). Plain functions over plain values, so tests need neither HTTP nor a store.
+ * Rules of a message template (the contract's CreateMessageTemplate: Body within the type's
+ * MaxCharacters, a Sender for e-mail only). Plain functions over plain values, so tests need
+ * neither HTTP nor a store.
  */
 
 /** docs/decisions.md, "Reference values": SendMethodId 1 Email, 2 SMS (any other method is refused a Sender). */

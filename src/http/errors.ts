@@ -5,7 +5,7 @@ export { displayName, type FieldError } from '../domain/refusals.js';
 /**
  * The one error shape of the API: `{ ResponseStatus: { ErrorCode, Message, Errors } }`.
  * ApiError is the HTTP layer's own refusal (credentials, roles, media types, rate limits),
- * with the status code and headers it needs; what the document refuses is a domain Refusal
+ * with the status code and headers it needs; what a rule of the API refuses is a domain Refusal
  * (domain/refusals.ts). The error plugin's toApiError maps both, and every other failure.
  */
 export interface ResponseStatus {

@@ -2,7 +2,7 @@ import type { components } from '../generated/openapi.js';
 import { notEmpty } from '../domain/refusals.js';
 
 /**
- * The JSON Schemas of import items. Where an item uses the document's fields, its
+ * The JSON Schemas of import items. Where an item uses the contract's fields, its
  * properties `$ref` the contract's own property schemas, so the contract's types, formats
  * and limits apply as they do to requests; what only the import asks (ids kept as given
  * are positive, CompanyId is required, link lists hold each id once) is composed on top

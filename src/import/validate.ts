@@ -23,7 +23,7 @@ function prepare(schema: Schema<unknown>) {
   if (!found) {
     if (!ajv) {
       ajv = createServerAjv();
-      // The document as a whole is no JSON Schema, only its components are: Ajv's check of
+      // The contract as a whole is no JSON Schema, only its components are: Ajv's check of
       // it against the meta-schema would say nothing, so it is skipped.
       ajv.addSchema({ ...contract().document, $id: CONTRACT_ID }, undefined, undefined, false);
     }

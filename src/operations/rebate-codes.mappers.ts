@@ -93,7 +93,7 @@ export const toArticle = ({ article: a, services }: ArticleWithServices, audienc
     NotificationEmail: audience === 'administrator' ? opt(a.notification_email) : undefined,
   } satisfies Answer<Schemas['ArticleResponse']>);
 
-/** Usage as signed text (`-1`, `2`), as the document types it. */
+/** Usage as signed text (`-1`, `2`), as the contract types it. */
 export const toTransaction = (t: TransactionView) =>
   ({
     Id: t.id,

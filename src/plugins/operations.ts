@@ -43,7 +43,8 @@ export async function operationsPlugin(app: FastifyInstance) {
           const result = await handler(context(app.store, refuseAnnouncement(operationId)));
           return answer(request, reply, operationId, route?.csvColumns, result);
         }
-        // A write with events: the handler and its event commit in one transaction (§7).
+        // A write with events: the handler and its event commit in one transaction
+        // (docs/decisions.md, "Events and deliveries").
         const { result, messageId } = await inTransaction(app.store, async (tx) => {
           let type = events[0] as WebhookEventType;
           const announced = (name: WebhookEventType) => {

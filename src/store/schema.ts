@@ -33,7 +33,7 @@ export type { Bool, IsoDate, Timespan } from './column-types.js';
  * - bookings.status_id: BookingStatusEnum 1..10; 2 Unbooked and 4 Canceled do not block
  *   deleting a resource.
  * - resource_type_resources.priority: null = no priority, a random resource is taken.
- * - custom_fields.column_name / table_name: the document's `Column` / `Table`, renamed
+ * - custom_fields.column_name / table_name: the API's `Column` / `Table`, renamed
  *   because both are SQL reserved words; data_type e.g. TextBox (the default), DropDown.
  * - articles.article_type_id: 3 PunchTicket, 4 ValueCard, 5 GiftCard can become rebate
  *   codes, others cannot; amount = number of uses (punch tickets); valid_days = days a

@@ -5,9 +5,10 @@ import { COMPANY_A } from '../fixtures.js';
 import { queryData } from '../fixtures/queries.js';
 import { READ, buildTestApp, token } from '../helper.js';
 
-// product-decisions §1: Swagger UI at /docs works wherever the server runs. A real browser
-// opens the page of a server on a random port of 127.0.0.1, by that address and by a host
-// name, authorizes with a bearer token and runs an operation with "Try it out" and "Execute".
+// Swagger UI at /docs works wherever the server runs (README, "Reading the contract"). A real
+// browser opens the page of a server on a random port of 127.0.0.1, by that address and by a
+// host name, authorizes with a bearer token and runs an operation with "Try it out" and
+// "Execute".
 
 const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH || '/usr/bin/chromium';
 /** A name (RFC 2606 reserves .test) that the browser resolves to 127.0.0.1, as a LAN host name would resolve elsewhere. */

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { budget, tokenLimit, usageWindow, windowParts } from '../../src/domain/mcp-usage.js';
 
-// The MCP budget rules (service document, Limits 1), without HTTP or store.
+// The MCP budget rules (the contract's GetMcpUsage), without HTTP or store.
 
 t.test('the window is [now − WindowDays days, now] in ISO UTC', async (t) => {
   const now = new Date('2026-03-31T12:00:00.000Z');

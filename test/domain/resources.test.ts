@@ -13,7 +13,7 @@ t.test('only Unbooked (2) and Canceled (4) bookings do not block deleting a reso
   t.same(NON_BLOCKING_BOOKING_STATUSES.map(bookingStatusName), ['Unbooked', 'Canceled']);
 });
 
-/** The decision for a resource whose bookings have these statuses (product-decisions §6). */
+/** The decision for a resource with bookings of these statuses (docs/decisions.md, "Reference values"). */
 const decide = (statusIds: number[], force: boolean) => resourceDeletion(statusIds.some((s) => s !== 2 && s !== 4), force);
 
 t.test('a resource without blocking bookings is deleted, Force or not', async (t) => {

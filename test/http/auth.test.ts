@@ -9,7 +9,7 @@ import { openStore } from '../../src/store/db.js';
 import { COMPANY_A, COMPANY_B, baseData } from '../fixtures.js';
 import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, expectRefusal, token } from '../helper.js';
 
-// product-decisions §2: credentials and roles.
+// Credentials and roles (docs/decisions.md, "Credentials, roles and companies").
 
 const secret = new TextEncoder().encode(TEST_SECRET);
 
@@ -196,7 +196,7 @@ t.test('GetRebateCodeBySign may name any company', async (t) => {
   t.not(res.statusCode, 403);
 });
 
-// ---- where the HS256 secret comes from (product-decisions §1, AUTH_JWT_SECRET) ----
+// ---- where the HS256 secret comes from (README, "Configuration", AUTH_JWT_SECRET) ----
 
 const POSTGRES = 'postgres://booking@127.0.0.1:5432/booking';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { buildTestApp } from '../helper.js';
 
-// product-decisions §1: the contract and its documentation are served.
+// The contract and its documentation are served (README, "Reading the contract").
 
 t.test('GET /openapi.json serves the contract as JSON', async (t) => {
   const api = await buildTestApp(t);
@@ -11,7 +11,7 @@ t.test('GET /openapi.json serves the contract as JSON', async (t) => {
   t.match(res.headers['content-type'], /^application\/json/);
   const document = res.json();
   t.equal(document.openapi, '3.0.3');
-  t.equal(Object.keys(document.paths).length, 14, "the document's thirteen operations and one extension");
+  t.equal(Object.keys(document.paths).length, 14, "the API's thirteen operations and one extension");
 });
 
 t.test('GET /openapi.yaml serves the contract file as written', async (t) => {

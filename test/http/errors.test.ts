@@ -3,7 +3,7 @@ import t from 'tap';
 import { COMPANY_A, baseData } from '../fixtures.js';
 import { buildTestApp, expectRefusal, expectRefused, rawExchange } from '../helper.js';
 
-// product-decisions §4: every error, from every layer, is a ResponseStatus.
+// Every error, from every layer, is a ResponseStatus (docs/decisions.md, "Wire format").
 
 t.test('an unknown route is 404 NotFound', async (t) => {
   const api = await buildTestApp(t);

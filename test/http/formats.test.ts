@@ -2,9 +2,9 @@ import t from 'tap';
 import { COMPANY_A, baseData } from '../fixtures.js';
 import { READ, buildTestApp, expectRefusal } from '../helper.js';
 
-// product-decisions §3: wire formats.
+// Wire formats (docs/decisions.md, "Wire format").
 
-t.test('JSON is the default, with the document’s field names', async (t) => {
+t.test('JSON is the default, with the contract’s field names', async (t) => {
   const api = await buildTestApp(t, { data: baseData });
   const res = await api.call('GET', '/categories?Id=1', { as: null });
   t.match(res.headers['content-type'], /^application\/json/);

@@ -5,7 +5,8 @@ import t from 'tap';
 import { COMPANY_A, baseData } from '../fixtures.js';
 import { TEST_SECRET, WRITE, buildTestApp } from '../helper.js';
 
-// product-decisions §1/§2: identity-provider tokens (RS256/ES256) verified through a JWKS URL.
+// Identity-provider tokens (RS256/ES256) verified through a JWKS URL (docs/decisions.md,
+// "Credentials, roles and companies"; README, "Configuration").
 
 t.test('tokens of an identity provider are verified through its JWKS', async (t) => {
   const rsa = await generateKeyPair('RS256');

@@ -5,10 +5,10 @@ import { resourceData } from '../fixtures/resources.js';
 import { PUBLIC_URL, webhookData } from '../fixtures/webhooks.js';
 import { SUPERADMIN, buildTestApp, expectRefused } from '../helper.js';
 
-// Request binding as ServiceStack does it (product-decisions §3), so that clients written
-// for the original service work unchanged: names in any case; a request's fields from the
-// path, the query string or the body, the path winning over the query string and the query
-// string over the body; unknown names ignored.
+// Request binding as ServiceStack does it (docs/decisions.md, "Wire format"), so that clients
+// written for the original service work unchanged: names in any case; a request's fields from
+// the path, the query string or the body, the path winning over the query string and the
+// query string over the body; unknown names ignored.
 
 const TRANSACTIONS = '/rebatecodes/transactions';
 const CARD = 1008; // CARD-20: a value card of company A worth 20

@@ -5,9 +5,9 @@ import { resourceData } from '../fixtures/resources.js';
 import { PUBLIC_URL, webhookData } from '../fixtures/webhooks.js';
 import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, expectRefused, type Method } from '../helper.js';
 
-// ServiceStack's predefined routes (product-decisions §3): every operation is also served at
-// /api/{OperationId} and /json/reply/{OperationId}, the routes ServiceStack's JsonServiceClient
-// calls by default, with exactly the authentication, roles, company rules, validation, rate
+// ServiceStack's predefined routes (docs/decisions.md, "Wire format"): every operation is also
+// served at /api/{OperationId} and /json/reply/{OperationId}, the routes ServiceStack's
+// JsonServiceClient calls by default, with exactly the authentication, roles, company rules, validation, rate
 // limits and errors of the operation's own route.
 
 const PREFIXES = ['/api', '/json/reply'];

@@ -6,7 +6,7 @@ import { rebateData } from '../fixtures/rebate-codes.js';
 import { resourceData } from '../fixtures/resources.js';
 import { buildTestApp, expectRefusal, expectRefused } from '../helper.js';
 
-// Values read as ServiceStack reads them (product-decisions §3): booleans in any case,
+// Values read as ServiceStack reads them (docs/decisions.md, "Wire format"): booleans in any case,
 // enums by name in any case or by number, a date alone as midnight UTC; integers stay
 // plain decimal (strict-input.test.ts).
 

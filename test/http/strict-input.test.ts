@@ -3,9 +3,10 @@ import { COMPANY_A, baseData } from '../fixtures.js';
 import { rebateData } from '../fixtures/rebate-codes.js';
 import { buildTestApp, expectRefusal, expectRefused, SUPERADMIN, type Method } from '../helper.js';
 
-// Numbers are plain decimal and guids canonical wherever they are sent (product-decisions
-// §3): in the path, the query string, JSON and CSV. Anything else is a 400 that changes
-// nothing, never a different id or another company.
+// Numbers are plain decimal and guids canonical wherever they are sent (docs/decisions.md,
+// "Wire format"; SECURITY.md, "Numbers and ids mean one thing"): in the path, the query
+// string, JSON and CSV. Anything else is a 400 that changes nothing, never a different id or
+// another company.
 
 const VALUE_CARD = 1008; // CARD-20: a value card of company A worth 20
 const TRANSACTIONS = '/rebatecodes/transactions';

@@ -2,8 +2,9 @@ import t from 'tap';
 import { queryData } from '../fixtures/queries.js';
 import { buildTestApp, expectRefusal, snapshot } from '../helper.js';
 
-// CategoryQuery (GET /categories), and through it the common query parameters of
-// product-decisions §6, each once with exact values. Needs no credentials.
+// CategoryQuery (GET /categories), and through it the query parameters the query operations
+// share (the contract's components/parameters: Skip, Take, OrderBy, OrderByDesc, Include,
+// Fields, Meta), each once with exact values. Needs no credentials.
 
 const ids = (body: { Results: Array<{ Id?: number }> }) => body.Results.map((item) => item.Id);
 

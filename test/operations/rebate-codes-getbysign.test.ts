@@ -142,7 +142,8 @@ t.test('missing required parameters are validation failures', async (t) => {
   const res = await api.call('GET', `/rebatecodes/getbysign?CompanyId=${COMPANY_A}&ServiceId=100&IncludeConnectedServices=true`, { as: [WRITE] });
   t.equal(res.statusCode, 400);
   t.ok(res.json().ResponseStatus.Errors.some((e: { FieldName: string }) => e.FieldName === 'RebateCodeSign'));
-  // A date alone is a valid Date (midnight UTC, product-decisions §3); another form is not.
+  // A date alone is a valid Date (midnight UTC: docs/decisions.md, "Wire format"); another
+  // form is not.
   expectRefusal(t, await api.call('GET', bySign('GIFT-AAAA', { Date: '06/06/2026' })), { status: 400, field: 'Date' });
 });
 

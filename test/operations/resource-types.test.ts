@@ -3,7 +3,8 @@ import { COMPANY_A, COMPANY_B, UNKNOWN_COMPANY } from '../fixtures.js';
 import { resourceData } from '../fixtures/resources.js';
 import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, snapshot } from '../helper.js';
 
-// CreateResourceType: POST /resourcetypes (service document; product-decisions §2).
+// CreateResourceType: POST /resourcetypes (the contract; docs/decisions.md, "Credentials, roles
+// and companies").
 
 const isoNow = (value: string) => Math.abs(Date.parse(value) - Date.now()) < 60_000;
 

@@ -3,7 +3,8 @@ import { COMPANY_A, COMPANY_B } from '../fixtures.js';
 import { CUSTOMER_1, CUSTOMER_2, resourceData } from '../fixtures/resources.js';
 import { READ, SUPERADMIN, WRITE, buildTestApp, expectRefusal, snapshot } from '../helper.js';
 
-// DeleteResource: DELETE /resource/{Id}?CompanyId&Force (service document; product-decisions §2, §6).
+// DeleteResource: DELETE /resource/{Id}?CompanyId&Force (the contract; docs/decisions.md,
+// "Credentials, roles and companies" and "Reference values").
 
 const isoNow = (value: string) => Math.abs(Date.parse(value) - Date.now()) < 60_000;
 
@@ -72,7 +73,8 @@ t.test('the store blocks deletion for exactly the statuses the rule names (each 
     const data = { ...resourceData, Bookings: resourceData.Bookings.map((b) => (b.Id === 1004 ? { ...b, StatusId: status } : b)) };
     const api = await buildTestApp(t, { data });
     const res = await api.call('DELETE', '/resource/101');
-    const blocks = status !== 2 && status !== 4; // product-decisions §6: all but Unbooked and Canceled
+    // docs/decisions.md, "Reference values": all but Unbooked and Canceled block.
+    const blocks = status !== 2 && status !== 4;
     t.equal(res.statusCode, blocks ? 409 : 200, `StatusId ${status}`);
   }
 });

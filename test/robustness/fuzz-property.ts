@@ -28,8 +28,8 @@ import { requestArbitrary, type AuthKey, type RequestSpec } from './fuzz-request
 let dnsGuarded = false;
 /**
  * Makes any name lookup of this process fail loudly. Saving a webhook endpoint resolves
- * nothing (product-decisions §6), so a lookup here would be a regression, and it must not
- * leave the machine: it surfaces as a 5xx, which the fuzz property reports.
+ * nothing (docs/decisions.md, "Reference values"), so a lookup here would be a regression,
+ * and it must not leave the machine: it surfaces as a 5xx, which the fuzz property reports.
  */
 export function forbidDns(): void {
   if (dnsGuarded) return;

@@ -8,9 +8,9 @@ import { TEST_SECRET, token } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
 import { startServer, tempDatabase, type ServerProcess } from './server-process.js';
 
-// product-decisions §1, "several nodes": two server processes on one database, each request
-// sent to one or the other as a load balancer would. With TEST_DATABASE_URL they share a
-// fresh PostgreSQL database, the deployment the decision is about; without it, one SQLite
+// Several nodes (docs/decisions.md, "Engines"): two server processes on one database, each
+// request sent to one or the other as a load balancer would. With TEST_DATABASE_URL they share
+// a fresh PostgreSQL database, the deployment that section is about; without it, one SQLite
 // file (WAL), on which the same scenarios hold for processes on one machine. With
 // TEST_REDIS_URL the nodes count rate limits together in Redis; without it, each counts
 // alone, as documented (README, "Running on PostgreSQL").

@@ -130,7 +130,7 @@ export async function serverDatabase(prefix?: string): Promise<{ url: string; pa
   return { url: file.url, path: file.path, cleanup: async () => file.cleanup() };
 }
 
-/** Creates (migrates) the database file and loads a data file (§5) into it, then closes it. */
+/** Creates (migrates) the database file, loads a data file (README, "Importing data") into it, closes it. */
 export async function prepareDatabase(databaseUrl: string, data: unknown): Promise<void> {
   const store = await openStore(databaseUrl);
   try {

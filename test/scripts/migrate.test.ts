@@ -8,8 +8,9 @@ import { isEmpty, openStore } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { engine, freshDatabase } from '../test-store.js';
 
-// product-decisions §1: `npm run migrate` applies the migrations to DATABASE_URL and exits;
-// deployments run it before starting nodes, and several may run at once.
+// `npm run migrate` applies the migrations to DATABASE_URL and exits (README, "Set-up");
+// deployments run it before starting nodes, and several may run at once (docs/decisions.md,
+// "Engines": migrations run under a lock).
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');

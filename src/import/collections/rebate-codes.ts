@@ -40,7 +40,7 @@ const transactionItem = object(
     ...transactionFields,
     Id: positive(transactionFields.Id),
     BookingId: positive(transactionFields.BookingId),
-    // Uses changed, a number here (the document answers it as text).
+    // Uses changed, a number here (the contract answers it as text).
     Usage: int32,
     CustomerId: guid,
     ServiceId: positive(int32),
