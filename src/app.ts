@@ -8,6 +8,7 @@ import { rewriteUrl } from './http/servicestack-routes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin } from './plugins/wire-format.js';
+import { mcpPlugin } from './plugins/mcp.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { protectionPlugin } from './plugins/protection.js';
 import { routeHooksPlugin } from './plugins/route-hooks.js';
@@ -80,5 +81,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(docsPlugin);
   await app.register(webhooksPlugin, { resolve: options.resolveHost });
   await app.register(operationsPlugin);
+  await app.register(mcpPlugin);
   return app;
 }

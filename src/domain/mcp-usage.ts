@@ -1,5 +1,5 @@
 /**
- * The MCP token budget of a company (the contract, Limits 1): a limit applies over a
+ * The MCP token budget of a company (the contract's GetMcpUsage): a limit applies over a
  * rolling window of WindowDays days; TokensRemaining is never negative; IsWithinBudget is
  * true while TokensUsed is below TokenLimit. Pure functions: `now` is passed in so the
  * window's edges can be tested exactly.
@@ -66,4 +66,14 @@ export function budget(tokensUsed: number, limit: number): Budget {
     TokensRemaining: Math.max(0, limit - tokensUsed),
     IsWithinBudget: tokensUsed < limit,
   };
+}
+
+/**
+ * The company whose MCP usage a call of the MCP server adds to (docs/decisions.md, "The MCP
+ * server"): the caller's own, except that a superadmin's call uses the company it names
+ * (`CompanyId`, blank meaning none). Undefined: no company to meter.
+ */
+export function meteredCompany(caller: { companyId?: string; superadmin: boolean }, named: unknown): string | undefined {
+  if (caller.superadmin && typeof named === 'string' && named.trim() !== '') return named.toLowerCase();
+  return caller.companyId;
 }

@@ -47,8 +47,9 @@ async function registerProtection(app: FastifyInstance, config: Config) {
   await app.register(cors, {
     origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,
     methods: ['GET', 'PUT', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
-    exposedHeaders: ['Content-Disposition', 'Retry-After'],
+    // MCP clients in a browser send the protocol's headers and read its challenge (plugins/mcp.ts).
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
+    exposedHeaders: ['Content-Disposition', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });
   const limited = config.RATE_LIMIT_MAX > 0 || config.REBATE_LOOKUP_RATE_LIMIT_MAX > 0;

@@ -3,6 +3,7 @@ import { windowParts, type WindowParts } from '../../domain/mcp-usage.js';
 import type { Store } from '../db.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { statementWithRetries } from '../transactions.js';
 
 /**
  * The values of a window's partial sums (windowParts): the edge days' ranges of usage rows
@@ -80,6 +81,29 @@ const tokensQueries = preparedVariants(
   (shape) => prepared((db, p: Placeholders<WindowValues>) => db.selectNoFrom(windowSums(db, p, shape))),
 );
 
+type MinuteValues = { companyId: string; tokens: number; minute: string };
+
+/**
+ * The MCP server's metering keeps one usage row per company and minute (docs/decisions.md,
+ * "The MCP server"): a call adds its tokens to its minute's row, or makes that row. Each is
+ * one statement that adds exactly this call's tokens whatever runs beside it on any node (two
+ * first calls of a minute may make two rows; the sums stay exact), and the daily roll-up's
+ * triggers keep the day in step (migration 0003). So a busy company has at most 1,440 rows a
+ * day, and the window's sum, which reads its two edge days row by row, stays cheap.
+ */
+const addToMinute = prepared((db, p: Placeholders<MinuteValues>) =>
+  db
+    .updateTable('mcp_usage')
+    .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
+    .where('id', '=', (eb) =>
+      eb.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1),
+    ),
+);
+
+const newMinute = prepared((db, p: Placeholders<MinuteValues>) =>
+  db.insertInto('mcp_usage').values({ company_id: p.companyId, tokens_used: p.tokens, at: p.minute }),
+);
+
 /** No rows: SUM is null. PostgreSQL answers a bigint sum as numeric (read as a number by the engine). */
 const total = (sums: Record<string, unknown>) => Object.values(sums).reduce<number>((sum, used) => sum + Number(used ?? 0), 0);
 
@@ -99,6 +123,13 @@ export function mcpUsageRepository({ db }: Store) {
       if (!row) return undefined;
       const { mcp_token_limit: limit, ...sums } = row;
       return { limit, used: total(sums) };
+    },
+
+    /** Adds `tokens` used at `at` (ISO UTC) to the company's usage, in the row of that minute. */
+    async record(companyId: string, tokens: number, at: string): Promise<void> {
+      const values = { companyId, tokens, minute: `${at.slice(0, 16)}:00.000Z` };
+      const { numAffectedRows } = await statementWithRetries(db, () => addToMinute.run(db, values));
+      if (!numAffectedRows) await statementWithRetries(db, () => newMinute.run(db, values));
     },
 
     async tokensUsed(companyId: string, from: string, to: string): Promise<number> {

@@ -1,0 +1,130 @@
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { createAuthenticator } from '../auth/authenticate.js';
+import { contract } from '../http/contract.js';
+import { ApiError } from '../http/errors.js';
+import { createMcpServer, type McpCaller } from '../mcp/server.js';
+import { mcpTools } from '../mcp/tools.js';
+import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
+import { clientAddress } from './protection.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the route answers in media types of its own (MCP's JSON-RPC and event streams): no format is negotiated for it */
+    ownMediaTypes?: boolean;
+  }
+}
+
+const PATH = '/mcp';
+const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/** The origin clients reached this server at, as the request names it (a Host that names none: this machine). */
+function originOf(request: FastifyRequest): string {
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return `${request.protocol}://localhost`;
+  }
+}
+
+/**
+ * The host names of the browser origins allowed to call the MCP endpoint, against DNS
+ * rebinding (undefined: any): those CORS allows (CORS_ORIGINS, `*` for any), beside pages on
+ * this machine (localhost, 127.0.0.1, [::1]), compared by host name as the SDK's validator
+ * does. A page whose name was pointed at this server carries its own name as its Origin and
+ * is refused; a request without an Origin comes from no browser page.
+ */
+function allowedOrigins(corsOrigins: string): string[] | undefined {
+  const listed = corsOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  if (listed.includes('*')) return undefined;
+  return listed.flatMap((origin) => {
+    try {
+      return [new URL(origin).hostname];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The SDK, loaded by the first MCP request: a node serving only HTTP never holds it. */
+let sdk: Promise<typeof import('@modelcontextprotocol/server')> | undefined;
+const loadSdk = () => (sdk ??= import('@modelcontextprotocol/server'));
+
+/**
+ * The public MCP server (docs/decisions.md, "The MCP server"): `POST /mcp`, MCP over
+ * Streamable HTTP and stateless, its tools generated from the contract; `GET` and `DELETE`
+ * answer 405 (no session and no stream to open or end). The caller's bearer token is the
+ * API's; without a valid one the answer is 401 pointing at the Protected Resource Metadata
+ * (RFC 9728), which is served without credentials and names the identity provider when one
+ * is configured. A `tools/call` is counted by the rate limits once, as the operation it runs;
+ * any other message counts as a request of its own.
+ */
+export const mcpPlugin = fp(
+  async (app: FastifyInstance) => {
+    const tools = mcpTools(contract().document);
+    let handler: Promise<McpHttpHandler> | undefined;
+    app.addHook('onClose', async () => (await handler)?.close());
+    const authenticate = createAuthenticator(app.config);
+    const origins = allowedOrigins(app.config.CORS_ORIGINS);
+    const limit = app.config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined;
+
+    const challenge = async (request: FastifyRequest, error: ApiError) => {
+      const metadata = (await loadSdk()).getOAuthProtectedResourceMetadataUrl(new URL(PATH, originOf(request)));
+      return new ApiError(401, error.errorCode, error.message, [], { 'www-authenticate': `Bearer resource_metadata="${metadata}"` });
+    };
+
+    const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const { validateOriginHeader, localhostAllowedOrigins } = await loadSdk();
+        if (origins && !validateOriginHeader(request.headers.origin, [...localhostAllowedOrigins(), ...origins]).ok) {
+          throw new ApiError(403, 'Forbidden', 'The MCP endpoint does not accept requests from this origin.');
+        }
+        request.caller = await authenticate(request.headers.authorization);
+      } catch (err) {
+        // A refused request counts against the rate limit as any other request does.
+        if (limit) await limit.call(app, request, reply);
+        throw err instanceof ApiError && err.statusCode === 401 ? await challenge(request, err) : err;
+      }
+    };
+
+    app.route({
+      method: 'POST',
+      url: PATH,
+      config: { rateLimit: false, ownMediaTypes: true },
+      onRequest: authorize,
+      preHandler: async (request, reply) => {
+        if (limit && !isToolsCall(request.body)) await limit.call(app, request, reply);
+      },
+      handler: async (request, reply) => {
+        const caller = request.caller!;
+        const authorization = request.headers.authorization!;
+        const mcpCaller: McpCaller = { caller, authorization, address: clientAddress(request) };
+        handler ??= createMcpServer(app, tools);
+        const response = await (await handler).fetch(toWebRequest(request), {
+          // The SDK hands this, as it is, to the per-request server (server.ts).
+          authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
+          parsedBody: request.body,
+        });
+        return fromWebResponse(response, reply);
+      },
+    });
+
+    const notAllowed = async () => {
+      throw new ApiError(405, 'MethodNotAllowed', `This MCP server is stateless: use POST on ${PATH}.`, [], { allow: 'POST' });
+    };
+    app.route({ method: ['GET', 'DELETE'], url: PATH, config: { ownMediaTypes: true }, handler: notAllowed });
+
+    app.get(METADATA_PATH, async (request, reply) => {
+      const origin = originOf(request);
+      return reply.header('access-control-allow-origin', '*').send({
+        resource: new URL(PATH, origin).href,
+        ...(app.config.AUTH_ISSUER ? { authorization_servers: [app.config.AUTH_ISSUER] } : {}),
+        bearer_methods_supported: ['header'],
+        resource_name: 'Booking Administration API',
+        resource_documentation: new URL('/docs', origin).href,
+      });
+    });
+  },
+  { name: 'mcp', dependencies: ['store', 'protection'] },
+);

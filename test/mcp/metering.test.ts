@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { countTokens as packageCount } from 'gpt-tokenizer/encoding/o200k_base';
+import t from 'tap';
+import { buildApp } from '../../src/app.js';
+import { importData } from '../../src/import/import.js';
+import { TOKENS_META } from '../../src/mcp/server.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { COMPANY_A, COMPANY_B } from '../fixtures.js';
+import { mcpUsageData } from '../fixtures/queries.js';
+import { SUPERADMIN, assertContract, buildTestApp, testConfig, type TestApp } from '../helper.js';
+import { callRequest } from '../requests.js';
+import { storeState } from '../snapshot.js';
+import { engine, freshDatabase } from '../test-store.js';
+import { mcpClient } from './client.js';
+
+// Metering (docs/decisions.md, "The MCP server"): every tools/call result adds the o200k_base
+// tokens of its text to the caller's company's usage, which GetMcpUsage reports, before the
+// result is sent; a company not within budget is refused before the call runs; each call is
+// counted once, whichever node serves it.
+
+type Text = Array<{ text: string }>;
+const tokensOf = (result: CallToolResult) => result._meta?.[TOKENS_META] as number;
+const textOf = (result: CallToolResult) => (result.content as Text)[0].text;
+
+/** The company's usage as GetMcpUsage answers it over HTTP. */
+async function used(api: Pick<TestApp, 'call'>, company: string): Promise<number> {
+  const res = await api.call('GET', `/assistant/mcp/usage?CompanyId=${company}`, { as: [SUPERADMIN] });
+  return res.json().TokensUsed;
+}
+
+const call = async (client: Awaited<ReturnType<typeof mcpClient>>, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+t.test('each result adds the o200k_base tokens of its text, refusals too; GetMcpUsage rises by exactly that', async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const client = await mcpClient(t, api);
+  const before = await used(api, COMPANY_A);
+  const results = [
+    await call(client, 'CategoryQuery', { Take: 3 }),
+    await call(client, 'BookingPrintoutQuery', { Take: 1 }),
+    await call(client, 'DeleteTag', { Id: 999999 }),
+    await call(client, 'CreateMessageTemplate', { TypeId: 1, Name: '<|endoftext|> is ordinary text here' }),
+  ];
+  for (const result of results) {
+    t.equal(tokensOf(result), packageCount(textOf(result), { disallowedSpecial: new Set() }), `${tokensOf(result)} tokens, as gpt-tokenizer counts the text`);
+    t.ok(tokensOf(result) > 0);
+  }
+  const sum = results.reduce((total, result) => total + tokensOf(result), 0);
+  t.equal(await used(api, COMPANY_A), before + sum, 'GetMcpUsage reports them at once');
+  const usage = await call(client, 'GetMcpUsage');
+  t.equal(tokensOf(usage), 0, 'GetMcpUsage through MCP is not metered');
+  t.equal((usage.structuredContent as { TokensUsed?: number }).TokensUsed, before + sum);
+  await api.call('GET', '/categories');
+  t.equal(await used(api, COMPANY_A), before + sum, 'neither GetMcpUsage nor HTTP calls are metered');
+});
+
+t.test("a superadmin's call is metered to the company it names, else to its own", async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const admin = await mcpClient(t, api, { as: [SUPERADMIN], company: COMPANY_A });
+  const [a, b] = [await used(api, COMPANY_A), await used(api, COMPANY_B)];
+  const named = await call(admin, 'BookingPrintoutQuery', { CompanyId: COMPANY_B.toUpperCase(), Take: 1 });
+  const own = await call(admin, 'BookingPrintoutQuery', { Take: 1 });
+  t.equal(await used(api, COMPANY_B), b + tokensOf(named), 'the named company');
+  t.equal(await used(api, COMPANY_A), a + tokensOf(own), 'its own');
+});
+
+t.test('a company not within budget is refused before the call runs, unmetered; GetMcpUsage still answers', async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const client = await mcpClient(t, api);
+  const start = await used(api, COMPANY_A);
+  await api.store.db.updateTable('companies').set({ mcp_token_limit: start + 40 }).where('id', '=', COMPANY_A).execute();
+  let calls = 0;
+  let result: CallToolResult;
+  do {
+    result = await call(client, 'CreateResourceType', { Name: `Rooms ${calls++}` });
+  } while (!result.isError && calls < 20);
+  const created = await api.store.db.selectFrom('resource_types').select('id').where('name', 'like', 'Rooms %').execute();
+  t.equal(created.length, calls - 1, 'the calls within budget ran');
+  t.match(result.structuredContent, { ResponseStatus: { ErrorCode: 'McpTokenLimitReached', Message: /limit of \d+ tokens in the last 30 days/ } });
+  t.equal(textOf(result), JSON.stringify(result.structuredContent));
+  t.equal(tokensOf(result), 0, 'the refusal is not metered');
+  const before = await storeState(api.store);
+  const again = await call(client, 'CreateResourceType', { Name: 'One more' });
+  t.match(again.structuredContent, { ResponseStatus: { ErrorCode: 'McpTokenLimitReached' } });
+  t.equal((await storeState(api.store)).digest, before.digest, 'nothing changed, its usage neither');
+  const usage = await call(client, 'GetMcpUsage');
+  t.notOk(usage.isError, 'GetMcpUsage is never refused for budget');
+  t.equal((usage.structuredContent as { IsWithinBudget?: boolean }).IsWithinBudget, false);
+  t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'Over HTTP' } })).statusCode, 200, 'HTTP calls are not refused for budget');
+});
+
+t.test('usage is kept per company and minute, so a busy company adds few rows', async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const client = await mcpClient(t, api);
+  const rows = async () => (await api.store.db.selectFrom('mcp_usage').select('id').where('company_id', '=', COMPANY_A).execute()).length;
+  const before = await rows();
+  for (let i = 0; i < 20; i++) await call(client, 'CategoryQuery', { Take: 1 });
+  t.ok((await rows()) - before <= 2, `20 calls added ${(await rows()) - before} rows (two where a minute ended between them)`);
+});
+
+interface Node {
+  store: Store;
+  call: TestApp['call'];
+  inject: TestApp['inject'];
+}
+
+/** Two nodes on one database of the engine under test (SQLite: a file), each with its own connections. */
+async function twoNodes(t: Parameters<typeof buildTestApp>[0]): Promise<Node[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'booking-mcp-nodes-'));
+  const database = await freshDatabase(`file:${join(dir, 'store.sqlite')}`);
+  const config = testConfig({ DATABASE_URL: database.url });
+  const nodes: Node[] = [];
+  const closing: Array<() => Promise<void>> = [];
+  t.teardown(async () => {
+    for (const close of closing) await close();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < 2; i++) {
+    const store = await openStore(database.url);
+    if (i === 0) await importData(store, mcpUsageData(new Date()));
+    const app = await buildApp(config, { store });
+    closing.push(async () => {
+      await app.close();
+      await store.close();
+    });
+    const inject: TestApp['inject'] = async (options) => {
+      const response = await app.inject(options);
+      assertContract(String(options.method ?? 'GET'), String(options.url ?? '/'), response);
+      return response;
+    };
+    const call: TestApp['call'] = async (method, url, options = {}) => inject(await callRequest(method, url, options, { as: [SUPERADMIN], company: COMPANY_A }));
+    nodes.push({ store, inject, call });
+  }
+  return nodes;
+}
+
+t.test(`50 concurrent calls across two nodes on ${engine}: each counted once, exactly, against one budget`, async (t) => {
+  const nodes = await twoNodes(t);
+  const clients = await Promise.all(nodes.map((node) => mcpClient(t, node as TestApp)));
+  const concurrently = () =>
+    Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call(clients[i % 2], i % 3 === 0 ? 'DeleteTag' : 'CategoryQuery', i % 3 === 0 ? { Id: 999999 } : { Take: 1 + (i % 5) }),
+      ),
+    );
+  const before = await used(nodes[0], COMPANY_A);
+  const results = await concurrently();
+  t.ok(results.every((result) => !result.isError || textOf(result).includes('NotFound')), 'each ran');
+  t.ok(results.every((result) => tokensOf(result) > 0), 'every call was metered');
+  const sum = results.reduce((total, result) => total + tokensOf(result), 0);
+  t.equal(await used(nodes[1], COMPANY_A), before + sum, 'the usage rose by exactly the tokens of the 50 results');
+
+  // One budget: what one node used, the other refuses on.
+  await nodes[0].store.db.updateTable('companies').set({ mcp_token_limit: before + sum + 1 }).where('id', '=', COMPANY_A).execute();
+  t.notOk((await call(clients[0], 'CategoryQuery', { Take: 1 })).isError, 'node 1: within budget, by one token');
+  const refused = await call(clients[1], 'CategoryQuery', { Take: 1 });
+  t.match(refused.structuredContent, { ResponseStatus: { ErrorCode: 'McpTokenLimitReached' } }, 'node 2 refuses: node 1 used the rest');
+});
