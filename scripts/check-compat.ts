@@ -1,15 +1,20 @@
 // `npm run check:compat [-- --released <file> --current <file>]`
 // Compares the working contract (openapi/openapi.yaml) with the last released one
-// (openapi/released/openapi.yaml) through openapi-diff, which classifies each difference as
-// breaking or not for clients generated from the released contract. Breaking changes fail
-// (exit 1) unless the working contract's major version is above the released one's; the other
-// differences are listed and pass. README, "Releasing".
+// (openapi/released/openapi.yaml) and classifies each difference as breaking or not for
+// clients generated from the released contract: openapi-diff reads operations, statuses,
+// headers and JSON bodies; check-compat/ walks both contracts for what it does not read
+// (parameters, enum values, format, pattern, nullable) and judges every body change by the
+// rule of docs/decisions.md, "Contract compatibility". Breaking changes fail (exit 1) unless the
+// working contract's major version is above the released one's; the other differences are
+// listed and pass. README, "Releasing".
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import OpenApiDiff from 'openapi-diff';
 import { parse } from 'yaml';
+import { compareDocuments, type Document, type Finding } from './check-compat/documents.js';
+import { compareSchemas, type Schema } from './check-compat/schemas.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 export const defaultPaths = {
@@ -40,8 +45,8 @@ export interface CompatReport {
 
 const semver = /^(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
-function versionOf(text: string, path: string): { version: string; parts: number[] } {
-  const version = (parse(text) as { info?: { version?: unknown } } | null)?.info?.version;
+function versionOf(document: Document | null, path: string): { version: string; parts: number[] } {
+  const version = (document as { info?: { version?: unknown } } | null)?.info?.version;
   const match = typeof version === 'string' ? semver.exec(version) : null;
   if (!match) throw new Error(`${path}: info.version ${JSON.stringify(version)} is not a semantic version (major.minor.patch)`);
   return { version: version as string, parts: match.slice(1, 4).map(Number) };
@@ -56,8 +61,9 @@ export async function checkCompat(paths: { released?: string; current?: string }
   const releasedPath = paths.released ?? defaultPaths.released;
   const currentPath = paths.current ?? defaultPaths.current;
   const [releasedText, currentText] = await Promise.all([readFile(releasedPath, 'utf8'), readFile(currentPath, 'utf8')]);
-  const released = versionOf(releasedText, releasedPath);
-  const current = versionOf(currentText, currentPath);
+  const [releasedDocument, currentDocument] = [parse(releasedText) as Document | null, parse(currentText) as Document | null];
+  const released = versionOf(releasedDocument, releasedPath);
+  const current = versionOf(currentDocument, currentPath);
 
   const outcome = await OpenApiDiff.diffSpecs({
     sourceSpec: { content: releasedText, location: releasedPath, format: 'openapi3' },
@@ -70,6 +76,7 @@ export async function checkCompat(paths: { released?: string; current?: string }
     nonBreaking: outcome.nonBreakingDifferences.map(describe),
     unclassified: outcome.unclassifiedDifferences.map(describe),
   };
+  merge(report, compareDocuments(releasedDocument!, currentDocument!));
   if (compareVersions(current.parts, released.parts) < 0) {
     report.failure = `the working contract's version ${current.version} is below the released ${released.version}`;
   } else if (report.breaking.length > 0 && current.parts[0] <= released.parts[0]) {
@@ -82,10 +89,10 @@ export async function checkCompat(paths: { released?: string; current?: string }
 
 const methods = /^paths\.(\/.*?)\.(get|put|post|delete|options|head|patch|trace)(?=\.|$)\.?(.*)$/;
 
-/** `paths./tags/{Id}.delete.responses.200.content.application/json.schema` → readable. */
+/** `paths./tags/{Id}.delete.responses.200.content.application/json.schema` → readable; `paths./tags` → `/tags`. */
 function place(location: string): string {
   const match = methods.exec(location);
-  if (!match) return location;
+  if (!match) return location.replace(/^paths\./, '');
   const [, path, method, rest] = match;
   const part = rest
     .replace(/^responses\.([^.]+)\.content\.[^.]+\.schema$/, 'response $1 body')
@@ -98,52 +105,47 @@ function place(location: string): string {
 function describe(difference: Difference): Change {
   const before = difference.sourceSpecEntityDetails[0];
   const after = difference.destinationSpecEntityDetails[0];
-  const what = difference.entity.endsWith('body.scope') ? schemaChanges(before?.value, after?.value, '', new Set()) : [];
+  // openapi-diff says a body's set of values grew or shrank, not why; the (dereferenced)
+  // schemas before and after tell which property was removed, added, retyped or made required.
+  const direction = difference.entity.startsWith('request') ? 'request' : 'response';
+  const same = (node: unknown) => node as Schema | undefined;
+  const what = difference.entity.endsWith('body.scope')
+    ? compareSchemas(before?.value, after?.value, direction, { before: same, after: same }).map((change) => change.text)
+    : [];
   return { code: difference.code, where: place((before ?? after)?.location ?? '(the whole contract)'), what };
 }
 
-type Schema = {
-  type?: string;
-  format?: string;
-  enum?: unknown[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-};
-
-function typeOf(schema: Schema): string {
-  return [schema.type ?? 'any', schema.format].filter(Boolean).join(' ');
-}
-
-/**
- * openapi-diff says a body's set of values grew or shrank, not why; the (dereferenced) schemas
- * before and after tell which property was removed, added, retyped or made required.
- */
-function schemaChanges(before: Schema | undefined, after: Schema | undefined, at: string, seen: Set<Schema>): string[] {
-  if (!before || !after || typeof before !== 'object' || typeof after !== 'object' || seen.has(before)) return [];
-  // `seen` holds the schemas being walked, so a recursive schema ends instead of looping.
-  seen.add(before);
-  const name = at || 'the body';
-  const changes: string[] = [];
-  if (typeOf(before) !== typeOf(after)) changes.push(`${name}: ${typeOf(before)} → ${typeOf(after)}`);
-  if (JSON.stringify(before.enum) !== JSON.stringify(after.enum)) {
-    changes.push(`${name}: enum ${JSON.stringify(before.enum ?? 'any')} → ${JSON.stringify(after.enum ?? 'any')}`);
+/** Adds the walk's findings to openapi-diff's report, each change listed once. */
+function merge(report: CompatReport, findings: Finding[]): void {
+  const at = (where: string) => findings.filter((finding) => finding.where === where);
+  // openapi-diff reads a new optional request property as a narrowing (any value was allowed
+  // under its name before); when the walk finds nothing breaking in that body, it is an addition.
+  report.breaking = report.breaking.filter((change) => {
+    const here = at(change.where);
+    const added =
+      change.code === 'request.body.scope.remove' && here.some((f) => f.code === 'request.body.add') && !here.some((f) => f.breaking);
+    if (added) report.nonBreaking.push(change);
+    return !added;
+  });
+  const listed = (changes: Change[], finding: Finding) =>
+    changes.some((c) => c.where === finding.where && c.what.includes(finding.text));
+  const add = (changes: Change[], finding: Finding) => {
+    const change = changes.find((c) => c.code === finding.code && c.where === finding.where);
+    if (change) change.what.push(finding.text);
+    else changes.push({ code: finding.code, where: finding.where, what: [finding.text] });
+  };
+  for (const finding of findings) {
+    if (listed(report.breaking, finding)) continue;
+    if (finding.breaking) add(report.breaking, finding);
+    else if (!listed(report.nonBreaking, finding)) add(report.nonBreaking, finding);
   }
-  const [propsBefore, propsAfter] = [before.properties ?? {}, after.properties ?? {}];
-  const [requiredBefore, requiredAfter] = [new Set(before.required), new Set(after.required)];
-  for (const key of new Set([...Object.keys(propsBefore), ...Object.keys(propsAfter)])) {
-    const path = at ? `${at}.${key}` : key;
-    if (!(key in propsAfter)) changes.push(`${path} removed`);
-    else if (!(key in propsBefore)) changes.push(`${path} added${requiredAfter.has(key) ? ', required' : ''}`);
-    else {
-      if (!requiredBefore.has(key) && requiredAfter.has(key)) changes.push(`${path} now required`);
-      if (requiredBefore.has(key) && !requiredAfter.has(key)) changes.push(`${path} no longer required`);
-      changes.push(...schemaChanges(propsBefore[key], propsAfter[key], path, seen));
-    }
-  }
-  changes.push(...schemaChanges(before.items, after.items, `${name}[]`, seen));
-  seen.delete(before);
-  return changes;
+  // A change the walk judges breaking is not listed again among openapi-diff's non-breaking
+  // ones (a field removed from a request widens what it accepts, but clients lose the field).
+  report.nonBreaking = report.nonBreaking.filter((change) => {
+    if (change.what.length === 0) return true;
+    change.what = change.what.filter((text) => !report.breaking.some((c) => c.where === change.where && c.what.includes(text)));
+    return change.what.length > 0;
+  });
 }
 
 export function formatReport(report: CompatReport): string {
@@ -166,7 +168,7 @@ export function formatReport(report: CompatReport): string {
   list('Non-breaking changes', report.nonBreaking);
   list('Unclassified changes (review them by hand)', report.unclassified);
   if (report.breaking.length + report.nonBreaking.length + report.unclassified.length === 0) {
-    lines.push('openapi-diff finds no differences.');
+    lines.push('No differences found.');
   }
   lines.push(
     report.failure
