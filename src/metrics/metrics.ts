@@ -63,40 +63,38 @@ export interface AppMetrics extends MetricsRecorder {
 export function createMetrics(options: { pool: boolean }): AppMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from routing a request to its answer being sent, by operationId (other: no operation) and status code.',
-    labelNames: ['operation', 'status_code'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: 'http_rate_limited_total',
-    help: 'Requests refused with 429 by a rate limit: per client address, or per caller (the strict lookups).',
-    labelNames: ['operation', 'limit'] as const,
-    registers,
-  });
-  const attempts = new Counter({
-    name: 'webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts this node made, by outcome: succeeded, retry (failed, tried again later), failed (no retry left), gone (410, endpoint disabled).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
+    new Histogram<L>({ name, help, buckets, labelNames, registers });
+  const requests = histogram(
+    'http_request_duration_seconds',
+    'Time from routing a request to its answer being sent, by operationId (other: no operation) and status code.',
+    REQUEST_BUCKETS,
+    ['operation', 'status_code'] as const,
+  );
+  const rateLimited = counter(
+    'http_rate_limited_total',
+    'Requests refused with 429 by a rate limit: per client address, or per caller (the strict lookups).',
+    ['operation', 'limit'] as const,
+  );
+  const attempts = counter(
+    'webhook_delivery_attempts_total',
+    'Webhook delivery attempts this node made, by outcome: succeeded, retry (failed, tried again later), failed (no retry left), gone (410, endpoint disabled).',
+    ['outcome'] as const,
+  );
   // Every outcome from the start, so that rate() sees the first attempt of each.
   for (const outcome of ATTEMPT_OUTCOMES) attempts.inc({ outcome }, 0);
-  const attemptSeconds = new Histogram({
-    name: 'webhook_delivery_attempt_duration_seconds',
-    help: 'How long each webhook delivery attempt took, name resolution included.',
-    buckets: ATTEMPT_BUCKETS,
-    registers,
-  });
-  const toolCalls = new Counter({
-    name: 'mcp_tool_calls_total',
-    help: 'MCP tool calls by tool and outcome: ok, refused (by the operation), over_budget, error.',
-    labelNames: ['tool', 'outcome'] as const,
-    registers,
-  });
-  const tokens = new Counter({ name: 'mcp_tokens_total', help: 'o200k_base tokens metered to companies for MCP tool results.', registers });
+  const attemptSeconds = histogram(
+    'webhook_delivery_attempt_duration_seconds',
+    'How long each webhook delivery attempt took, name resolution included.',
+    ATTEMPT_BUCKETS,
+  );
+  const toolCalls = counter('mcp_tool_calls_total', 'MCP tool calls by tool and outcome: ok, refused (by the operation), over_budget, error.', [
+    'tool',
+    'outcome',
+  ] as const);
+  const tokens = counter('mcp_tokens_total', 'o200k_base tokens metered to companies for MCP tool results.');
   const scraped = scrapedGauges(registry, options.pool);
   const exposed = Registry.merge([processMetrics(), registry]);
 
