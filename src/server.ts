@@ -1,17 +1,24 @@
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
+import { startTracing } from './tracing.js';
 
-/** The only file that listens: configuration, store, demo data, start, graceful stop. */
+/** The only file that listens: configuration, tracing, store, demo data, start, graceful stop. */
 async function main(config: Config) {
+  // Tracing starts first and the app is imported after it: the HTTP instrumentation patches
+  // Node's http as Fastify requires it (docs/decisions.md, "Traces").
+  const tracing = await startTracing();
+  const { buildApp } = await import('./app.js');
   const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   const logStream = prettyLogs(config.LOG_FORMAT, process.stdout) ? await prettyLogStream() : undefined;
   const app = await buildApp(config, { store, logStream });
-  app.addHook('onClose', async () => store.close());
+  app.addHook('onClose', async () => {
+    await store.close();
+    await tracing?.shutdown();
+  });
 
   if (config.DEMO_DATA && (await isEmpty(store)) && (await loadDemoDataIntoEmptyStore(store))) {
     app.log.info('loaded the demo data set into the empty store');

@@ -1,6 +1,7 @@
 import { CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode, TransactionSettings } from 'kysely';
 import type pg from 'pg';
+import { tracing } from '../../tracing.js';
 import { isPreparedQuery } from '../prepared.js';
 
 /**
@@ -52,7 +53,13 @@ class PostgresConnection implements DatabaseConnection {
     private readonly named: boolean,
   ) {}
 
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    // A span per statement while tracing is on (docs/decisions.md, "Traces").
+    if (tracing) return tracing.statement('postgresql', compiled.sql, () => this.#run<R>(compiled));
+    return this.#run<R>(compiled);
+  }
+
+  async #run<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const name = this.named ? nameOf(compiled.query) : undefined;
     const values = compiled.parameters as unknown[];
     let result: pg.QueryResult;

@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode } from 'kysely';
+import { tracing } from '../../tracing.js';
 import { isPreparedQuery } from '../prepared.js';
 
 /** How many prepared statements a store keeps by SQL text: the shapes built per run (migrations, the import), with room. */
@@ -72,6 +73,12 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    // A span per statement while tracing is on (docs/decisions.md, "Traces").
+    if (tracing) return tracing.statement('sqlite', compiled.sql, () => this.#run<R>(compiled));
+    return this.#run<R>(compiled);
+  }
+
+  #run<R>(compiled: CompiledQuery): QueryResult<R> {
     const statement = this.#statement(compiled);
     if (statement.reader) return { rows: statement.all(compiled.parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(compiled.parameters);
