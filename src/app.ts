@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { generateSign, type SignGenerator } from './domain/rebate-code-sign.js';
@@ -9,12 +11,14 @@ import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin } from './plugins/wire-format.js';
 import { mcpPlugin } from './plugins/mcp.js';
+import { metricsPlugin } from './plugins/metrics.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { protectionPlugin } from './plugins/protection.js';
 import { routeHooksPlugin } from './plugins/route-hooks.js';
 import { storePlugin } from './plugins/store.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
 import type { Store } from './store/db.js';
+import { tracing } from './tracing.js';
 import type { ResolveAll } from './webhooks/send.js';
 
 export interface AppOptions {
@@ -35,10 +39,32 @@ declare module 'fastify' {
   }
 }
 
+/** A caller's X-Request-Id that is kept: short, and safe in logs and headers. */
+const CALLERS_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The request's id (Fastify's `genReqId`): the caller's X-Request-Id when it is one
+ * CALLERS_REQUEST_ID allows, else a random UUID (docs/decisions.md, "Request ids and
+ * proxies"). Read here, not through Fastify's `requestIdHeader`, which takes any value as
+ * it comes.
+ */
+export function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && CALLERS_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * A hop count as Fastify's trustProxy: the nearest `hops` addresses (the connection's peer,
+ * then X-Forwarded-For from the right) are proxies, whatever they are. Fastify 5.12 no
+ * longer takes a number, since it trusts a client that reaches the node directly too; the
+ * README says so, and to give the balancer's addresses where they are known.
+ */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /**
  * Builds the application: the Fastify instance with its server options, then the plugins
  * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
- * (before the rate limits read the routes), protection, docs, the webhook deliveries, and
+ * (before the rate limits read the routes), protection, the metrics, docs, the webhook deliveries, and
  * last the operations.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -47,6 +73,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       level: config.LOG_LEVEL,
       redact: logRedaction,
       ...(options.logStream ? { stream: options.logStream } : {}),
+      // trace_id and span_id on every line while tracing is on (docs/decisions.md, "Traces")
+      ...(tracing ? { mixin: tracing.logFields } : {}),
     },
     bodyLimit: config.BODY_LIMIT,
     connectionTimeout: config.REQUEST_TIMEOUT_MS * 2,
@@ -61,6 +89,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))),
     },
     return503OnClosing: true,
+    // X-Request-Id: kept or made (requestId), in every log line of the request as `reqId`,
+    // and on every answer (the hook below; the router's and the parser's refusals in errors.ts).
+    requestIdHeader: false,
+    genReqId: requestId,
+    // Whose X-Forwarded-For names the client (TRUST_PROXY): its address is what rate limits count and logs show.
+    trustProxy: typeof config.TRUST_PROXY === 'number' ? trustHops(config.TRUST_PROXY) : config.TRUST_PROXY,
     // Format suffixes (.csv, .json) and ServiceStack's predefined routes (/api/{OperationId}).
     rewriteUrl,
     frameworkErrors,
@@ -72,12 +106,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     schemaErrorFormatter: (errors, dataVar) => new Error(`The ${dataVar} is invalid (${errors.length} errors).`),
   });
 
+  if (tracing) app.addHook('onRequest', tracing.onRequest);
   app.decorate('generateSign', options.generateSign ?? generateSign);
+  // Before the plugins' hooks, so that every answer carries it, their refusals included.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   await app.register(storePlugin, { config, store: options.store });
   await app.register(errorsPlugin);
   await app.register(formatsPlugin);
   await app.register(routeHooksPlugin);
   await app.register(protectionPlugin);
+  await app.register(metricsPlugin);
   await app.register(docsPlugin);
   await app.register(webhooksPlugin, { resolve: options.resolveHost });
   await app.register(operationsPlugin);

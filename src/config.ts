@@ -1,4 +1,5 @@
 import envSchema from 'env-schema';
+import ipaddr from 'ipaddr.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/schedule.js';
 
 /**
@@ -35,6 +36,9 @@ export interface Config {
   WEBHOOK_POLL_INTERVAL_MS: number;
   WEBHOOK_CONCURRENCY: number;
   REDIS_URL?: string;
+  METRICS_TOKEN?: string;
+  /** Fastify's trustProxy: every proxy, a hop count, or the proxies' addresses and CIDRs; false: none */
+  TRUST_PROXY: boolean | number | string[];
 }
 
 const schema = {
@@ -82,6 +86,10 @@ const schema = {
     WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     // Where the rate-limit counters are shared by every node; unset, each node counts alone.
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
+    // The bearer token GET /metrics asks for; unset, there is no /metrics (404).
+    METRICS_TOKEN: { type: 'string', pattern: '^[\\x21-\\x7e]+$' },
+    // Which proxies' X-Forwarded-For gives the client's address (parseTrustProxy); unset, none.
+    TRUST_PROXY: { type: 'string', default: 'false' },
   },
 } as const;
 
@@ -110,5 +118,39 @@ export function loadConfig(
   }
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
-  return config;
+  const trustProxy = parseTrustProxy(String(config.TRUST_PROXY));
+  if (trustProxy instanceof Error) throw new ConfigError(`Invalid configuration: TRUST_PROXY: ${trustProxy.message}`);
+  return { ...config, TRUST_PROXY: trustProxy };
+}
+
+/** The names of address ranges Fastify's trustProxy (proxy-addr) accepts besides addresses. */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` takes it: `true` (every proxy: the left-most
+ * X-Forwarded-For address is the client), a hop count (the proxies in front of this node),
+ * or comma-separated addresses and CIDRs of the proxies (and proxy-addr's `loopback`,
+ * `linklocal`, `uniquelocal`). Checked here, so a typo stops start-up naming the variable
+ * rather than failing the first request. docs/decisions.md, "Request ids and proxies".
+ */
+export function parseTrustProxy(value: string): boolean | number | string[] | Error {
+  const text = value.trim();
+  if (text === 'true') return true;
+  if (text === 'false' || text === '') return false;
+  if (/^\d+$/.test(text)) return Number(text) === 0 ? false : Number(text);
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const valid = RANGE_NAMES.has(entry) || (entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry));
+    if (!valid) return new Error(`"${entry}" is not an address, a CIDR or one of ${[...RANGE_NAMES].join(', ')} (or give true, or a hop count)`);
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -379,7 +379,9 @@ export interface WebhookDeliveries {
   message_id: string;
   next_attempt_at: IsoDate | null;
   payload: string;
+  request_id: string | null;
   status: Generated<string>;
+  traceparent: string | null;
 }
 
 export interface WebhookEndpoints {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -77,7 +78,9 @@ export function toApiError(error: AnyError | Refusal, request: FastifyRequest): 
  * as any other invalid path parameter is.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  // No hook has run, so the format is negotiated here: a refusal is in CSV when CSV was asked for.
+  // No hook has run, so the request id (app.ts) is set here, and the format negotiated here:
+  // a refusal is in CSV when CSV was asked for.
+  reply.header('x-request-id', request.id);
   try {
     const search = request.url.indexOf('?');
     request.format = negotiateFormat(request, search === -1 ? undefined : parseQueryString(request.url.slice(search + 1)));
@@ -202,13 +205,15 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'RequestTimeout', 'The request was not received in time.']
         : [400, 'BadRequest', 'The request is not valid HTTP/1.1.'];
-  this.log.trace({ code: error.code, status }, 'client error');
+  // No request was parsed, so no caller's id can be kept: a fresh one, logged and answered.
+  const id = randomUUID();
+  this.log.trace({ code: error.code, status, reqId: id }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify({ ResponseStatus: { ErrorCode: errorCode, Message: message, Errors: [] } });
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+        `X-Content-Type-Options: nosniff\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

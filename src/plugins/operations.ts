@@ -5,6 +5,7 @@ import { handlers } from '../operations/index.js';
 import type { Handler, OperationContext, OperationId } from '../operations/types.js';
 import type { Store } from '../store/db.js';
 import { inTransaction } from '../store/transactions.js';
+import { tracing } from '../tracing.js';
 import { recordEvent, type WebhookEventType } from '../webhooks/outbox.js';
 import { answer } from './wire-format.js';
 
@@ -52,7 +53,12 @@ export async function operationsPlugin(app: FastifyInstance) {
             type = name;
           };
           const answered = await handler(context({ ...app.store, db: tx.db }, announced));
-          return { result: answered, messageId: await recordEvent(tx, request.companyId!, type, answered) };
+          // Kept with the event for the delivery's logs and traces, never sent (outbox.ts EventContext).
+          const eventContext = {
+            requestId: request.id,
+            traceparent: tracing?.traceparent(),
+          };
+          return { result: answered, messageId: await recordEvent(tx, request.companyId!, type, answered, new Date(), eventContext) };
         });
         // Committed: the worker claims the event once this answer is sent (the webhooks plugin's onResponse).
         request.recordedEvent = messageId;

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import fp from 'fastify-plugin';
 import { ApiError, clientGone } from '../http/errors.js';
+import type { RateLimit } from '../metrics/metrics.js';
 
 /**
  * The client's address, which rate limits count by. A connection that is gone has none
@@ -20,10 +21,12 @@ export function clientAddress(request: FastifyRequest): string {
   return address;
 }
 
-const tooMany = (_request: FastifyRequest, context: { after: string; ttl: number }) =>
-  new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
+const tooMany = (limit: RateLimit) => (request: FastifyRequest, context: { after: string; ttl: number }) => {
+  request.server.metrics.rateLimited(request.routeOptions.config.operationId, limit);
+  return new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
     'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
+};
 
 /**
  * Abuse limits and browser protections, each from configuration: a rate limit per
@@ -62,7 +65,7 @@ async function registerProtection(app: FastifyInstance, config: Config) {
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     hook: 'onRequest',
     keyGenerator: (request: FastifyRequest) => normalizeIP(clientAddress(request)),
-    errorResponseBuilder: tooMany,
+    errorResponseBuilder: tooMany('address'),
     ...(redis ? { store: sharedCounts(redis) } : {}),
     // A store error would be a 500 for the request (the default); sharedCounts never reports
     // one, it counts on this node instead, so only a fault of the code itself gets here.
@@ -206,7 +209,7 @@ export function strictRateLimit(config: Config) {
       const who = request.caller ? `${request.caller.companyId ?? ''}/${request.caller.sub ?? ''}` : clientAddress(request);
       return createHash('sha256').update(who).digest('base64url');
     },
-    errorResponseBuilder: tooMany,
+    errorResponseBuilder: tooMany('caller'),
   };
 }
 

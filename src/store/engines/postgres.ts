@@ -25,6 +25,16 @@ const types = {
     oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/** Each PostgreSQL store's pool, by its Kysely instance, for poolUse. */
+const pools = new WeakMap<Kysely<any>, pg.Pool>();
+
+/** The connections of the pool behind `db` (the metrics report them); undefined when `db` is no PostgreSQL store's. */
+export function poolUse(db: Kysely<any>): { max: number; inUse: number; idle: number; waiting: number } | undefined {
+  const pool = pools.get(db);
+  if (!pool) return undefined;
+  return { max: POOL_SIZE, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 export interface PostgresEngine {
   db: Kysely<Database>;
   close(): Promise<void>;
@@ -40,6 +50,7 @@ export function openPostgres(url: string, options: { preparedStatements?: boolea
   pool.on('error', () => {});
   const dialect = postgresDialect(pool, { named: options.preparedStatements ?? true });
   const db = new Kysely<Database>({ dialect, log: logStatement, plugins: [compileCounter] });
+  pools.set(db, pool);
   return {
     db,
     close: () => db.destroy(),

@@ -3,6 +3,7 @@ import { initial } from './0001_initial.js';
 import { printoutNameOrder } from './0002_printout_name_order.js';
 import { mcpUsageDaily } from './0003_mcp_usage_daily.js';
 import { webhookDeliveries } from './0004_webhook_deliveries.js';
+import { eventContext } from './0005_event_context.js';
 
 /**
  * Every migration this code knows, by name. Listed statically rather than read from the
@@ -14,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002_printout_name_order': printoutNameOrder,
   '0003_mcp_usage_daily': mcpUsageDaily,
   '0004_webhook_deliveries': webhookDeliveries,
+  '0005_event_context': eventContext,
 };
 
 export const migrationProvider: MigrationProvider = {

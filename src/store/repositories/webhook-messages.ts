@@ -20,6 +20,9 @@ export interface OutboxEvent {
   created: string;
   /** when any node may make the first attempt (webhooks/outbox.ts HAND_OFF_MS) */
   due: string;
+  /** the recording write's X-Request-Id and W3C traceparent: kept for logs and traces, never sent */
+  requestId: string | null;
+  traceparent: string | null;
 }
 
 /**
@@ -29,7 +32,19 @@ export interface OutboxEvent {
 const enqueueQuery = prepared((db, p: Placeholders<OutboxEvent>) =>
   db
     .insertInto('webhook_deliveries')
-    .columns(['company_id', 'endpoint_id', 'message_id', 'event_type', 'payload', 'created', 'status', 'attempts', 'next_attempt_at'])
+    .columns([
+      'company_id',
+      'endpoint_id',
+      'message_id',
+      'event_type',
+      'payload',
+      'created',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'request_id',
+      'traceparent',
+    ])
     .expression((eb) =>
       eb
         .selectFrom('webhook_endpoints')
@@ -43,6 +58,8 @@ const enqueueQuery = prepared((db, p: Placeholders<OutboxEvent>) =>
           s.val('pending').as('status'),
           s.val(0).as('attempts'),
           s.val(p.due).as('next_attempt_at'),
+          s.val(p.requestId).as('request_id'),
+          s.val(p.traceparent).as('traceparent'),
         ])
         .where('company_id', '=', p.companyId)
         .where('disabled', '=', 0)
