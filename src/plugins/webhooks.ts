@@ -42,13 +42,16 @@ export const webhooksPlugin = fp(
       stopGraceMs: Math.min(5000, config.WEBHOOK_TIMEOUT_MS / 2),
       log: app.log.child({ component: 'webhooks' }),
       resolve,
+      onAttempt: app.metrics.webhookAttempt,
     });
     app.decorate('webhooks', worker);
     app.addHook('onReady', async () => worker.start());
     // A write's event is delivered after its answer is sent, never before: the answer does
     // not wait for the delivery, and a receiver never hears of a write its caller has not.
-    app.addHook('onResponse', async (request) => {
+    // A callback hook: it runs for every answer, and an async one costs a promise each.
+    app.addHook('onResponse', (request, _reply, done) => {
       if (request.recordedEvent) worker.nudge(request.recordedEvent);
+      done();
     });
     app.addHook('preClose', async () => worker.stop());
   },

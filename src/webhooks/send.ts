@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import http from 'node:http';
+import http, { type RequestOptions } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { isLocalHostName, isPublicAddress } from '../domain/webhooks.js';
 
 /** What DNS gives for a name: every address, as `dns.lookup(name, { all: true })` answers. */
@@ -68,36 +69,89 @@ async function checkedAddress(hostname: string, options: SendOptions): Promise<{
   return addresses[0];
 }
 
+/** Endpoint URLs as request options, by their text: a delivery to a URL seen before parses nothing. */
+type Target = Pick<RequestOptions, 'protocol' | 'hostname' | 'port' | 'path'>;
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 1000;
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target) return target;
+  const { protocol, hostname, port, path } = urlToHttpOptions(new URL(url));
+  target = { protocol, hostname, port, path };
+  if (targets.size >= MAX_TARGETS) targets.delete(targets.keys().next().value!);
+  targets.set(url, target);
+  return target;
+}
+
+/** What each stop signal cuts short: one listener on a signal, however many attempts it stops. */
+const stoppable = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onStop(signal: AbortSignal, stop: () => void): () => void {
+  let stops = stoppable.get(signal);
+  if (!stops) {
+    const all = new Set<() => void>();
+    signal.addEventListener('abort', () => all.forEach((cut) => cut()), { once: true });
+    stoppable.set(signal, (stops = all));
+  }
+  stops.add(stop);
+  return () => stops.delete(stop);
+}
+
 /**
  * POSTs `body` to `url` once. The host is resolved and checked here, and the connection
  * goes to the very address that was checked (a `lookup` that answers only it), so a DNS
  * answer cannot change between the check and the connect; TLS still verifies the name.
  * Redirects are not followed (an answer is an answer); at most MAX_RESPONSE_BYTES are
  * read. Never throws: a failure is a result with `error`.
+ *
+ * The time-out is one timer, cleared when the attempt ends, and a stop an entry in onStop:
+ * an attempt is made per delivery, and AbortSignal.timeout, AbortSignal.any and a listener
+ * per attempt cost more than the rest of the sender (their timers outlived the attempt).
  */
-export async function send(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendResult> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  try {
-    const target = new URL(url);
-    const pinned = await raceAbort(checkedAddress(target.hostname, options), signal);
-    const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-      if (lookupOptions.all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-      else callback(null, pinned.address, pinned.family);
+export function send(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendResult> {
+  return new Promise((resolve) => {
+    let ended = false;
+    let request: http.ClientRequest | undefined;
+    let stopped: (() => void) | undefined;
+    const end = (result: SendResult) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      stopped?.();
+      resolve(result);
     };
-    try {
-      return await post(target, headers, body, lookup, signal);
-    } catch (err) {
-      // A kept connection the other side had just closed: the usual race of keep-alive,
-      // resolved the usual way, once, on a new connection.
-      if (!(err instanceof StaleConnection)) throw err;
-      return await post(target, headers, body, lookup, signal);
-    }
-  } catch (err) {
-    if (signal.aborted) return failed(timeout.aborted ? `no answer within ${options.timeoutMs} ms` : 'the attempt was stopped');
-    if (err instanceof RefusedTarget) return failed(`refused: ${err.message}`);
-    return failed(describe(err));
-  }
+    // Cut short: the request is destroyed, and what it then raises is not waited for.
+    const cut = (why: string) => {
+      end(failed(why));
+      request?.destroy();
+    };
+    const timer = setTimeout(() => cut(`no answer within ${options.timeoutMs} ms`), options.timeoutMs);
+    const stop = () => cut('the attempt was stopped');
+    if (options.signal?.aborted) return stop();
+    if (options.signal) stopped = onStop(options.signal, stop);
+    const attempt = async (): Promise<SendResult> => {
+      const target = targetOf(url);
+      const pinned = await checkedAddress(target.hostname!, options);
+      const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+        if (lookupOptions.all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+        else callback(null, pinned.address, pinned.family);
+      };
+      const posted = () => {
+        if (ended) throw new Error('the attempt ended');
+        return post(target, headers, body, lookup, (r) => (request = r), () => ended);
+      };
+      try {
+        return await posted();
+      } catch (err) {
+        // A kept connection the other side had just closed: the usual race of keep-alive,
+        // resolved the usual way, once, on a new connection.
+        if (!(err instanceof StaleConnection)) throw err;
+        return await posted();
+      }
+    };
+    attempt().then(end, (err: unknown) => end(err instanceof RefusedTarget ? failed(`refused: ${err.message}`) : failed(describe(err))));
+  });
 }
 
 const failed = (error: string): SendResult => ({ statusCode: null, response: null, error });
@@ -107,25 +161,22 @@ function describe(err: unknown): string {
   return [e.code, e.message].filter(Boolean).join(': ').slice(0, 500) || 'the attempt failed';
 }
 
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function post(target: URL, headers: Record<string, string>, body: string, lookup: LookupFunction, signal: AbortSignal): Promise<SendResult> {
+function post(
+  target: Target,
+  headers: Record<string, string>,
+  body: string,
+  lookup: LookupFunction,
+  started: (request: http.ClientRequest) => void,
+  ended: () => boolean,
+): Promise<SendResult> {
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
-      target,
       {
+        ...target,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
         lookup,
-        signal,
         agent: target.protocol === 'https:' ? agents['https:'] : agents['http:'],
       },
       (response) => {
@@ -147,8 +198,9 @@ function post(target: URL, headers: Record<string, string>, body: string, lookup
         response.on('error', reject);
       },
     );
+    started(request);
     request.on('error', (err: NodeJS.ErrnoException) => {
-      const stale = request.reusedSocket && !signal.aborted && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      const stale = request.reusedSocket && !ended() && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
       reject(stale ? new StaleConnection(err.message) : err);
     });
     request.end(body);

@@ -3,13 +3,21 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
 import { webhookQueueRepository, type ClaimedDelivery } from '../store/repositories/webhook-queue.js';
+import { tracing } from '../tracing.js';
+import { createAttemptRecorder, MAX_RECORDED_PER_BATCH } from './recorder.js';
 import { nextAttemptAt, retryAfterMs } from './schedule.js';
 import { secretKey } from './secret.js';
 import { send, type ResolveAll } from './send.js';
 import { signatureHeaders } from './signing.js';
 
-/** At most this many of this node's events are named in one claim; the rest wait for the next. */
-const MAX_HANDED_OVER_PER_CLAIM = 256;
+/**
+ * A claim is a write (on SQLite a commit of its own): a busy node claims at most once in
+ * CLAIM_WINDOW_MS, so that the events answered and the attempts ended meanwhile make one
+ * claim, unless what waits already fills half the room or more.
+ */
+const CLAIM_WINDOW_MS = 10;
+/** No more is claimed while this many ended attempts wait to be recorded (a slow database). */
+const MAX_UNRECORDED = 4 * MAX_RECORDED_PER_BATCH;
 
 export interface DeliveryWorkerOptions {
   /** delays before each retry, in milliseconds (schedule.ts) */
@@ -24,6 +32,8 @@ export interface DeliveryWorkerOptions {
   stopGraceMs: number;
   log: FastifyBaseLogger;
   resolve?: ResolveAll;
+  /** told how each attempt ended and how long it took (the metrics) */
+  onAttempt?(outcome: 'succeeded' | 'retry' | 'failed' | 'gone', durationMs: number): void;
 }
 
 export interface DeliveryWorker {
@@ -39,8 +49,10 @@ export interface DeliveryWorker {
  * deliveries under a lease (the repository's claim), attempts each once and records how it
  * went, which also schedules the next attempt. A node that dies holding a lease loses it
  * when it runs out, and the delivery is attempted again, by any node, with the same
- * `webhook-id`: at least once. The lease outlasts an attempt (two time-outs and a second),
- * so a live node always records its attempt before another could take the delivery.
+ * `webhook-id`: at least once. The lease outlasts an attempt and its record (two time-outs
+ * and a second), so a live node always records its attempt before another could take the
+ * delivery. Attempts are recorded in batches (recorder.ts); a stopping node records every
+ * attempt that ended before it lets the store close.
  */
 export function createDeliveryWorker(store: Store, options: DeliveryWorkerOptions): DeliveryWorker {
   const repository = webhookQueueRepository(store);
@@ -54,14 +66,26 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
   let pollAgain = false;
   /** more may be due than this node had room for: claim again as attempts end */
   let backlog = false;
-  let nudged: NodeJS.Immediate | undefined;
+  /** when the last claim was made (performance.now()), and the next one if it is set for later */
+  let lastClaim = -Infinity;
+  let claimNow: NodeJS.Immediate | undefined;
+  let claimLater: NodeJS.Timeout | undefined;
   /** this node's answered events, to be claimed at once rather than after the hand-off */
   const handedOver = new Set<string>();
+  /** endpoint secrets' key bytes, by secret: decoded once, not per attempt */
+  const keys = new Map<string, Buffer | undefined>();
+  const recorder = createAttemptRecorder((batch) => repository.recordAll(owner, batch), options.log, () => {
+    if (backlog) claimSoon();
+  });
 
   async function attempt({ delivery, endpoint }: ClaimedDelivery): Promise<void> {
     if (!endpoint || endpoint.disabled) return repository.fail(delivery, owner);
     const started = new Date();
-    const key = secretKey(endpoint.secret);
+    if (!keys.has(endpoint.secret)) {
+      if (keys.size >= 1000) keys.clear();
+      keys.set(endpoint.secret, secretKey(endpoint.secret));
+    }
+    const key = keys.get(endpoint.secret);
     const result = key
       ? await send(endpoint.url, signatureHeaders(delivery.message_id, started, delivery.payload, key), delivery.payload, {
           allowPrivateTargets: options.allowPrivateTargets,
@@ -76,20 +100,47 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
     const status = result.statusCode;
     const succeeded = status !== null && status >= 200 && status < 300;
     const gone = status === 410;
+    tracing?.attempted(status, succeeded);
     const next = succeeded || gone ? null : nextAttemptAt(options.schedule, delivery.attempts + 1, ended, retryAfterMs(result.retryAfter, ended));
-    await repository.record(delivery, owner, {
-      attemptedAt: started.toISOString(),
-      url: endpoint.url,
-      statusCode: status,
-      durationMs: ended.getTime() - started.getTime(),
-      succeeded,
-      response: result.response,
-      error: result.error,
-      nextAttemptAt: next?.toISOString() ?? null,
-      gone,
+    options.onAttempt?.(succeeded ? 'succeeded' : gone ? 'gone' : next ? 'retry' : 'failed', ended.getTime() - started.getTime());
+    // requestId: the X-Request-Id of the write that recorded the event, to find one from the other.
+    options.log.info(
+      { requestId: delivery.request_id ?? undefined, messageId: delivery.message_id, endpoint: delivery.endpoint_id, statusCode: status, error: result.error ?? undefined },
+      'webhook delivery attempted',
+    );
+    recorder.add({
+      delivery,
+      outcome: {
+        attemptedAt: started.toISOString(),
+        url: endpoint.url,
+        statusCode: status,
+        durationMs: ended.getTime() - started.getTime(),
+        succeeded,
+        response: result.response,
+        error: result.error,
+        nextAttemptAt: next?.toISOString() ?? null,
+        gone,
+      },
     });
-    if (gone) options.log.warn({ endpoint: delivery.endpoint_id }, 'webhook endpoint answered 410 Gone and was disabled');
   }
+
+  /** Claims after the current turn of the event loop, or once the claim window has passed (CLAIM_WINDOW_MS). */
+  function claimSoon(): void {
+    if (closing || claimNow) return;
+    const room = options.concurrency - inFlight.size;
+    const wait = room >= options.concurrency / 2 && handedOver.size >= room ? 0 : lastClaim + CLAIM_WINDOW_MS - performance.now();
+    if (wait > 0) {
+      claimLater ??= setTimeout(claim, wait);
+      return;
+    }
+    clearTimeout(claimLater);
+    claimNow = setImmediate(claim);
+  }
+  const claim = () => {
+    clearTimeout(claimLater);
+    claimNow = claimLater = undefined;
+    void poll();
+  };
 
   async function poll(): Promise<void> {
     if (polling) {
@@ -98,40 +149,48 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
     }
     polling = true;
     try {
-      do {
-        pollAgain = false;
-        const room = options.concurrency - inFlight.size;
-        if (closing) break;
-        if (room <= 0) {
-          backlog = true;
-          break;
-        }
-        const now = new Date();
-        const ids = [...handedOver].slice(0, MAX_HANDED_OVER_PER_CLAIM);
-        for (const id of ids) handedOver.delete(id);
-        const claimed = await repository.claim(owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), room, ids);
-        backlog = claimed.length === room || handedOver.size > 0;
-        // Out of room: what was not claimed is claimed as attempts end (or after the hand-off).
-        if (claimed.length === room) {
-          const taken = new Set(claimed.map((c) => c.delivery.message_id));
-          for (const id of ids) if (!taken.has(id)) handedOver.add(id);
-        }
-        for (const work of claimed) {
-          const id = work.delivery.id;
-          const running = attempt(work)
-            .catch((err: unknown) => options.log.error({ err, delivery: id }, 'webhook delivery attempt could not be recorded'))
-            .finally(() => {
-              inFlight.delete(id);
-              if (backlog) void poll();
-            });
-          inFlight.set(id, running);
-        }
-        if (backlog) pollAgain = true;
-      } while (pollAgain);
+      const room = recorder.waiting() >= MAX_UNRECORDED ? 0 : options.concurrency - inFlight.size;
+      if (closing) return;
+      if (room <= 0) {
+        backlog = true;
+        return;
+      }
+      lastClaim = performance.now();
+      const now = new Date();
+      // No more of them than there is room for: the rest wait for the next claim.
+      const ids: string[] = [];
+      for (const id of handedOver) {
+        if (ids.length >= room) break;
+        ids.push(id);
+      }
+      for (const id of ids) handedOver.delete(id);
+      const claimed = await repository.claim(owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), room, ids);
+      backlog = claimed.length === room || handedOver.size > 0;
+      // Out of room: what was not claimed is claimed as attempts end (or after the hand-off).
+      if (claimed.length === room) {
+        const taken = new Set(claimed.map((c) => c.delivery.message_id));
+        for (const id of ids) if (!taken.has(id)) handedOver.add(id);
+      }
+      for (const work of claimed) {
+        const id = work.delivery.id;
+        // While tracing is on, each attempt is a span linked to the write's (docs/decisions.md, "Traces").
+        const running = (tracing ? tracing.attempt(work.delivery, () => attempt(work)) : attempt(work))
+          .catch((err: unknown) => options.log.error({ err, delivery: id, requestId: work.delivery.request_id ?? undefined }, 'webhook delivery attempt failed'))
+          .finally(() => {
+            inFlight.delete(id);
+            if (backlog) claimSoon();
+          });
+        inFlight.set(id, running);
+      }
+      if (backlog) pollAgain = true;
     } catch (err) {
       options.log.error({ err }, 'webhook deliveries could not be claimed');
     } finally {
       polling = false;
+      if (pollAgain) {
+        pollAgain = false;
+        claimSoon();
+      }
     }
   }
 
@@ -145,22 +204,22 @@ export function createDeliveryWorker(store: Store, options: DeliveryWorkerOption
     nudge(messageId) {
       if (!timer) return;
       handedOver.add(messageId);
-      // After the current turn of the event loop: the nudges of that turn make one claim.
-      if (nudged) return;
-      nudged = setImmediate(() => {
-        nudged = undefined;
-        void poll();
-      });
+      // Not before the current turn of the event loop ends: the nudges of that turn make one claim.
+      claimSoon();
     },
     async stop() {
       closing = true;
       clearInterval(timer);
-      clearImmediate(nudged);
+      clearImmediate(claimNow);
+      clearTimeout(claimLater);
       const grace = new Promise((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
       await Promise.race([Promise.all(inFlight.values()), grace]);
       stopping.abort();
       await Promise.all(inFlight.values());
       while (polling) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The attempts of a claim that was under way, then the record of every ended attempt.
+      await Promise.all(inFlight.values());
+      await recorder.flush();
     },
   };
 }

@@ -3,9 +3,10 @@ import type { Store } from '../db.js';
 import { isPostgres } from '../engines/engine.js';
 import { jsonList } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
-import type { Database, NewRow } from '../schema.js';
+import type { Database } from '../schema.js';
 import { inTransaction, statementWithRetries } from '../transactions.js';
-import type { DeliveryRow, DeliveryStatus } from './webhook-messages.js';
+import { writeAttempts, type AttemptOutcome, type RecordedAttempt } from './webhook-attempts.js';
+import type { DeliveryRow } from './webhook-messages.js';
 import { deliveryTarget, targetKey, webhooksRepository, type DeliveryTarget } from './webhooks.js';
 
 /** A delivery a worker holds, with its endpoint as the endpoint is now. */
@@ -15,35 +16,15 @@ export interface ClaimedDelivery {
   endpoint?: DeliveryTarget;
 }
 
-/** How an attempt went, and what becomes of its delivery. */
-export interface AttemptOutcome {
-  attemptedAt: string;
-  url: string;
-  statusCode: number | null;
-  durationMs: number;
-  succeeded: boolean;
-  response: string | null;
-  error: string | null;
-  /** when the next attempt is due; null when the delivery ends with this attempt */
-  nextAttemptAt: string | null;
-  /** the endpoint answered 410 Gone: disable it and fail its pending deliveries */
-  gone: boolean;
-}
-
-interface ClaimValues {
-  owner: string;
-  now: string;
-  leaseExpiresAt: string;
-  limit: number;
-  /** JSON list of this node's answered writes' message ids (json.ts jsonList) */
-  messageIds: string;
-}
+/** `messageIds`: a JSON list of this node's answered writes' message ids (json.ts jsonList). */
+type ClaimValues = { owner: string; now: string; leaseExpiresAt: string; limit: number; messageIds: string };
 
 /**
  * The claim's UPDATE: up to `limit` due deliveries (and, `withMessages`, the first attempts of
  * the listed messages, whatever their time), soonest due first, that no lease holds. On
  * PostgreSQL its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and
- * the lease is checked again on the row it locks; SQLite runs one write at a time.
+ * the lease is checked again on the row it locks; SQLite runs one write at a time, so there
+ * the first look is the last (and the check again cost as much as the rest of the claim).
  */
 function claimUpdate(db: Kysely<Database>, creator: QueryCreator<Database>, p: Placeholders<ClaimValues>, withMessages: boolean) {
   const free = () =>
@@ -58,11 +39,8 @@ function claimUpdate(db: Kysely<Database>, creator: QueryCreator<Database>, p: P
       )
       .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]));
   const due = free().orderBy('next_attempt_at').orderBy('id').limit(p.limit);
-  return creator
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: p.owner, lease_expires_at: p.leaseExpiresAt })
-    .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-    .where('id', 'in', free());
+  const update = creator.updateTable('webhook_deliveries').set({ lease_owner: p.owner, lease_expires_at: p.leaseExpiresAt });
+  return isPostgres(db) ? update.where('id', 'in', due.forUpdate().skipLocked()).where('id', 'in', free()) : update.where('id', 'in', due);
 }
 
 /** PostgreSQL: the UPDATE as a data-modifying CTE that the endpoints are joined to, one round trip. */
@@ -79,34 +57,34 @@ const claimWithEndpoints = preparedVariants(
     ),
 );
 
-/** SQLite: the UPDATE, whose RETURNING sees only the updated table. */
+/**
+ * SQLite: the UPDATE alone, then the rows it took read back with their endpoints, by owner and
+ * lease (its RETURNING would see only the updated table, and costs more than the read).
+ */
 const claimAlone = preparedVariants(
   (withMessages: boolean) => String(withMessages),
-  (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => claimUpdate(db, db, p, withMessages).returningAll()),
+  (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => claimUpdate(db, db, p, withMessages)),
 );
-
-/** An attempt's row, and what becomes of its delivery, while `owner` holds it. */
-type RecordValues = Omit<NewRow<'webhook_attempts'>, 'id'> & { status: DeliveryStatus; owner: string };
-
-const attemptValues = (p: Placeholders<RecordValues>): Omit<NewRow<'webhook_attempts'>, 'id'> => ({
-  delivery_id: p.delivery_id, attempted_at: p.attempted_at, url: p.url, status_code: p.status_code, duration_ms: p.duration_ms,
-  succeeded: p.succeeded, response: p.response, error: p.error, next_attempt_at: p.next_attempt_at,
-});
-
-const moveDelivery = (creator: QueryCreator<Database>, p: Placeholders<RecordValues>) =>
-  creator
-    .updateTable('webhook_deliveries')
-    .set({ status: p.status, attempts: sql<number>`attempts + 1`, next_attempt_at: p.next_attempt_at, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', p.delivery_id)
-    .where('lease_owner', '=', p.owner);
-
-/** PostgreSQL: the attempt's INSERT a data-modifying CTE of the delivery's UPDATE, one statement. */
-const recordInOne = prepared((db, p: Placeholders<RecordValues>) =>
-  // The CTE's creator has every table the delivery's UPDATE names.
-  moveDelivery(db.with('attempt', (creator) => creator.insertInto('webhook_attempts').values(attemptValues(p))) as unknown as QueryCreator<Database>, p),
+const claimedRows = prepared((db, p: Placeholders<Pick<ClaimValues, 'owner' | 'leaseExpiresAt'>>) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
+    .selectAll('d')
+    .select(['e.url', 'e.secret', 'e.disabled'])
+    .where('d.status', '=', 'pending')
+    .where('d.lease_owner', '=', p.owner)
+    .where('d.lease_expires_at', '=', p.leaseExpiresAt)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id'),
 );
-const insertAttempt = prepared((db, p: Placeholders<RecordValues>) => db.insertInto('webhook_attempts').values(attemptValues(p)));
-const moveAlone = prepared((db, p: Placeholders<RecordValues>) => moveDelivery(db, p));
+/** So that the rows are the claim's alone, an owner's claims end their leases at different milliseconds. */
+const lastLeases = new Map<string, number>();
+function distinctLease(owner: string, leaseExpiresAt: string): string {
+  const lease = Math.max(Date.parse(leaseExpiresAt), (lastLeases.get(owner) ?? 0) + 1);
+  if (lastLeases.size >= 1000 && !lastLeases.has(owner)) lastLeases.clear();
+  lastLeases.set(owner, lease);
+  return new Date(lease).toISOString();
+}
 
 /** Ends a delivery without an attempt, while `owner` holds it. */
 const failHeld = prepared((db, p: Placeholders<{ id: number; owner: string }>) =>
@@ -140,8 +118,27 @@ const failPendingQuery = prepared((db, p: Placeholders<{ companyId: string; endp
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<=', p.now)])),
 );
 
+export type { AttemptOutcome, RecordedAttempt };
+
 /** The workers' queue of deliveries, and the attempts they record (docs/decisions.md, "Events and deliveries"). */
 export function webhookQueueRepository({ db }: Pick<Store, 'db'>) {
+  async function recordAll(owner: string, attempts: readonly RecordedAttempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const gone = new Map(attempts.filter((a) => a.outcome.gone).map(({ delivery: d }) => [targetKey(d.company_id, d.endpoint_id), d] as const));
+    if (isPostgres(db) && gone.size === 0) {
+      await statementWithRetries(db, () => writeAttempts(db, owner, attempts));
+      return;
+    }
+    await inTransaction({ db }, async (tx) => {
+      await writeAttempts(tx.db, owner, attempts);
+      const now = new Date().toISOString();
+      for (const { company_id: companyId, endpoint_id: endpointId } of gone.values()) {
+        await webhooksRepository(tx).disable(companyId, endpointId, now);
+        await failPendingQuery.run(tx.db, { companyId, endpointId, now });
+      }
+    });
+  }
+
   return {
     /**
      * Takes up to `limit` due deliveries for `owner` until `leaseExpiresAt`, soonest due
@@ -149,55 +146,40 @@ export function webhookQueueRepository({ db }: Pick<Store, 'db'>) {
      * node's writes, answered) are due whatever their time (claimUpdate).
      *
      * Per engine: on PostgreSQL the UPDATE is a data-modifying CTE that the endpoints are
-     * joined to, one round trip. SQLite's RETURNING sees only the updated table, so there the
-     * endpoints are a second statement (a call in this process, not a round trip).
+     * joined to, one round trip. On SQLite the rows it took are read back with their
+     * endpoints, a second statement (a call in this process, not a round trip).
      */
     async claim(owner: string, now: string, leaseExpiresAt: string, limit: number, messageIds: readonly string[] = []): Promise<ClaimedDelivery[]> {
-      const values: ClaimValues = { owner, now, leaseExpiresAt, limit, messageIds: JSON.stringify(messageIds) };
       const withMessages = messageIds.length > 0;
+      let rows;
       if (isPostgres(db)) {
-        const rows = await claimWithEndpoints(withMessages).execute(db, values);
-        return rows.map(({ url, secret, disabled, ...delivery }) => ({
-          delivery,
-          endpoint: url === null || secret === null ? undefined : deliveryTarget({ url, secret, disabled }),
-        }));
+        rows = await claimWithEndpoints(withMessages).execute(db, { owner, now, leaseExpiresAt, limit, messageIds: JSON.stringify(messageIds) });
+      } else {
+        const values: ClaimValues = { owner, now, leaseExpiresAt: distinctLease(owner, leaseExpiresAt), limit, messageIds: JSON.stringify(messageIds) };
+        const { numAffectedRows } = await claimAlone(withMessages).run(db, values);
+        rows = numAffectedRows ? await claimedRows.execute(db, values) : [];
       }
-      const claimed = await claimAlone(withMessages).execute(db, values);
-      if (claimed.length === 0) return [];
-      const targets = await webhooksRepository({ db }).targets(claimed.map((d) => [d.company_id, d.endpoint_id] as const));
-      return claimed.map((delivery) => ({ delivery, endpoint: targets.get(targetKey(delivery.company_id, delivery.endpoint_id)) }));
+      return rows.map(({ url, secret, disabled, ...delivery }) => ({
+        delivery,
+        endpoint: url === null || secret === null ? undefined : deliveryTarget({ url, secret, disabled }),
+      }));
     },
 
     /**
-     * Records an attempt and moves its delivery on, all or nothing. The delivery changes
-     * only while `owner` still holds it: a node whose lease ran out (another node has taken
-     * the delivery) records what it saw and leaves the state to the holder.
+     * Records a batch of attempts, of distinct deliveries, and moves their deliveries on, all
+     * or nothing, in the same statements whatever the batch's length. A delivery changes only
+     * while `owner` still holds it: a node whose lease ran out (another node has taken the
+     * delivery) records what it saw and leaves the state to the holder.
      *
-     * Per engine: on PostgreSQL the attempt's INSERT is a data-modifying CTE of the
-     * delivery's UPDATE, one statement and one round trip; on SQLite the two run in one
-     * transaction. A 410 also disables the endpoint and ends its pending deliveries, in one
-     * transaction on both.
+     * Per engine: on PostgreSQL the attempts' INSERT is a data-modifying CTE of the
+     * deliveries' UPDATE, one statement and one round trip; on SQLite the two run in one
+     * transaction. A 410 also disables its endpoint and ends the endpoint's pending
+     * deliveries, in one transaction with the batch on both.
      */
-    async record(delivery: DeliveryRow, owner: string, outcome: AttemptOutcome): Promise<void> {
-      const values: RecordValues = {
-        delivery_id: delivery.id, attempted_at: outcome.attemptedAt, url: outcome.url, status_code: outcome.statusCode,
-        duration_ms: outcome.durationMs, succeeded: outcome.succeeded ? 1 : 0, response: outcome.response, error: outcome.error,
-        next_attempt_at: outcome.nextAttemptAt, owner,
-        status: outcome.succeeded ? 'succeeded' : outcome.nextAttemptAt ? 'pending' : 'failed',
-      };
-      if (isPostgres(db) && !outcome.gone) {
-        await statementWithRetries(db, () => recordInOne.run(db, values));
-        return;
-      }
-      await inTransaction({ db }, async (tx) => {
-        await insertAttempt.run(tx.db, values);
-        await moveAlone.run(tx.db, values);
-        if (!outcome.gone) return;
-        const endpoint = { companyId: delivery.company_id, endpointId: delivery.endpoint_id, now: new Date().toISOString() };
-        await webhooksRepository(tx).disable(endpoint.companyId, endpoint.endpointId, endpoint.now);
-        await failPendingQuery.run(tx.db, endpoint);
-      });
-    },
+    recordAll,
+
+    /** Records one attempt: recordAll of one. */
+    record: (delivery: DeliveryRow, owner: string, outcome: AttemptOutcome) => recordAll(owner, [{ delivery, outcome }]),
 
     /** Ends a delivery without an attempt: its endpoint is disabled or gone. */
     async fail(delivery: DeliveryRow, owner: string): Promise<void> {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Store } from '../db.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Bool, Row } from '../schema.js';
@@ -49,16 +48,8 @@ export function deliveryTarget(row: { url: string; secret: string; disabled: num
   return { url: row.url, secret: row.secret, disabled: row.disabled === 1 };
 }
 
-/** The key of an endpoint in `targets`' answer. */
+/** An endpoint's key: its id is unique within its company only. */
 export const targetKey = (companyId: string, id: string) => JSON.stringify([companyId, id]);
-
-/** The endpoints named by a JSON list of [company_id, id] pairs. */
-const targetsQuery = prepared((db, p: Placeholders<{ pairs: string }>) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select(['company_id', 'id', 'url', 'secret', 'disabled'])
-    .where(sql<boolean>`(company_id, id) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${p.pairs}))`),
-);
 
 const disableQuery = prepared((db, p: Placeholders<{ companyId: string; id: string; now: string }>) =>
   db.updateTable('webhook_endpoints').set({ disabled: 1, updated: p.now }).where('company_id', '=', p.companyId).where('id', '=', p.id),
@@ -82,15 +73,6 @@ export function webhooksRepository({ db }: Pick<Store, 'db'>) {
         disabled: values.disabled ? 1 : 0,
         updated: values.updated,
       });
-    },
-
-    /**
-     * The endpoints of deliveries, by [company_id, id]: one statement. SQLite only, which
-     * writes json_each; on PostgreSQL the queue's claim joins them in its own statement.
-     */
-    async targets(keys: ReadonlyArray<readonly [string, string]>): Promise<Map<string, DeliveryTarget>> {
-      const rows = await targetsQuery.execute(db, { pairs: JSON.stringify(keys) });
-      return new Map(rows.map((row) => [targetKey(row.company_id, row.id), deliveryTarget(row)]));
     },
 
     /** The endpoint answered 410 Gone (docs/decisions.md, "Events and deliveries"). */
