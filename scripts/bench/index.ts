@@ -3,7 +3,8 @@
 // each engine, starts the API server on each engine and scale beside the bare Fastify,
 // node:http and SQL baselines (and the --compare build), measures the representative
 // operations in alternating rounds, checks the targets, measures what webhook deliveries add
-// to a write (webhooks.ts), profiles the misses, and writes results.md with this run alone.
+// to a write (webhooks.ts), what MCP adds to a call (mcp.ts) and what tracing costs
+// (tracing.ts), profiles the misses, and writes results.md with this run alone.
 // options.ts lists the flags.
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../../src/auth/token.js';
 import { ensureDataset, type Dataset } from './dataset.js';
+import { mcpOperations, mcpTargets, measureMcp } from './mcp.js';
 import { eachEngine, ENGINE_LABEL, enginesOf, mapEngines, measureRounds, recordAnswers, requestsFor, type PerEngine } from './measure.js';
 import { OPERATIONS, selectOperations } from './operations.js';
 import { commandLine, parseOptions } from './options.js';
@@ -21,6 +23,7 @@ import { loadAverage, machineFacts, resultsMarkdown, snippet, type PostgresRepor
 import { cleanUpIfInterrupted, prepareCompare, serverCommand, startApi, startBaseline, type Child } from './servers.js';
 import { bareStatements, countOperationStatements, type SqlRoute } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
+import { measureTracing, tracingOperations } from './tracing.js';
 import { webhookTargets } from './webhook-report.js';
 import { measureWebhooks, WEBHOOK_OPERATION, type WebhookResult } from './webhooks.js';
 
@@ -124,6 +127,15 @@ try {
   const samples = await measureRounds({ engines: servers, fastify, node, sql, ...(compare ? { compare } : {}) }, operations, requests, { ...options, log });
   const facts = (child: Child) => ({ startupMs: child.startupMs, peakRssKb: peakRssOf(child.pid) ?? 0 });
   const serverFacts = mapEngines(engines, (e) => ({ full: facts(servers[e]!.full), small: facts(servers[e]!.small) }));
+  // On the same full-scale servers, once their HTTP-only peak RSS is read above.
+  const mcpOps = options.mcp ? mcpOperations(operations) : [];
+  const mcp = mcpOps.length > 0
+    ? await eachEngine(engines, (e) => measureMcp({ ...options, log, server: servers[e]!.full, databaseUrl: urls[e]!.full, meta: datasets.full.meta, operations: mcpOps, requests: requests.full }))
+    : undefined;
+  const tracingOps = options.tracing ? tracingOperations(operations) : [];
+  const tracing = tracingOps.length > 0
+    ? await eachEngine(engines, (e) => measureTracing({ ...options, log, root, command, secret, server: servers[e]!.full, databaseUrl: urls[e]!.full, operations: tracingOps, requests: requests.full }))
+    : undefined;
   await Promise.all(children.splice(0).map((c) => c.stop()));
 
   // Two copies of the full-scale data per engine, made now that nothing is connected to it.
@@ -145,7 +157,7 @@ try {
   await dropDatabases();
 
   const summaries = new Map(operations.map((op) => [op.id, summarize(op, mapEngines(engines, (e) => recorded[e]!.get(op.id)!), samples.get(op.id)!)]));
-  const checks = [...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...(webhooks ? webhookTargets(webhooks) : [])];
+  const checks = [...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...(webhooks ? webhookTargets(webhooks) : []), ...(mcp ? mcpTargets(mcp) : [])];
   log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling SQLite's misses`);
   const profiles = await profileMisses(checks, {
     root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(datasets.full, 'profile'),
@@ -156,7 +168,7 @@ try {
   const report: ReportInput = {
     date: new Date(), command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() },
     settings: { connections, duration, rounds, warmup, seed }, server: command, ...datasets, servers: serverFacts, postgres: postgresReport,
-    ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}),
+    ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}), ...(mcp ? { mcp } : {}), ...(tracing ? { tracing } : {}),
     ...(compared ? { compare: { revision: options.compare!, commit: compared.commit, samples } } : {}),
   };
   const markdown = resultsMarkdown(report);

@@ -4,12 +4,16 @@ import { choosePostgres, redacted, type PostgresChoice } from './postgres.js';
 
 const USAGE = `usage: npm run bench -- [--scale 1] [--small-ratio 0.01] [--seed bench] [--duration 3] [--rounds 3]
   [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 12]
-  [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off] [--webhooks on|off]
+  [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off] [--webhooks on|off] [--mcp on|off]
+  [--tracing on|off]
 Writes <out>/results.md with this run alone (git keeps the earlier ones); cached data sets, CPU profiles
 and results.json go to <work>. --scale 1 is 1,000 companies, 1,000,000 MCP rows, 200,000 rebate codes,
 100,000 bookings and 50,000 printouts; --small-ratio is the comparison scale, as a share of it.
 --only measures those operations (a CSV one with its JSON one); --compare measures that revision's build
-in the same rounds, on SQLite; --webhooks off skips the webhook measurement.
+in the same rounds, on SQLite; --webhooks off skips the webhook measurement. The MCP measurement sends
+PrintoutFirstPage and CreateMessageTemplate (those --only names, if it names any) through MCP and over HTTP in turn;
+--mcp off skips it. The tracing measurement sends PrintoutFirstPage and CreateRebateCodeTransaction to a server
+exporting its traces and to the usual one in turn; --tracing off skips it.
 PostgreSQL: --postgres, else BENCH_POSTGRES_URL, else TEST_POSTGRES_URL; without any, only SQLite is measured (and the report says so).`;
 
 export type BenchOptions = ReturnType<typeof parseOptions>;
@@ -35,6 +39,8 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
     compare: { type: 'string' },
     postgres: { type: 'string' },
     webhooks: { type: 'string', default: 'on' },
+    mcp: { type: 'string', default: 'on' },
+    tracing: { type: 'string', default: 'on' },
     help: { type: 'boolean', default: false },
   } as const;
   const parse = () => parseArgs({ args: argv, strict: true, options }).values;
@@ -58,6 +64,8 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
   if (values.server !== 'dist' && values.server !== 'tsx') fail('--server must be dist or tsx');
   if (!/^[\w-]{1,40}$/.test(values.seed)) fail('--seed must be 1-40 letters, digits, - or _');
   if (values.webhooks !== 'on' && values.webhooks !== 'off') fail('--webhooks must be on or off');
+  if (values.mcp !== 'on' && values.mcp !== 'off') fail('--mcp must be on or off');
+  if (values.tracing !== 'on' && values.tracing !== 'off') fail('--tracing must be on or off');
   if (values.compare !== undefined && !/^[\w./~^-]{1,100}$/.test(values.compare)) fail('--compare takes a git revision (a commit, branch or HEAD~1)');
   let postgres: PostgresChoice = { skipped: '' };
   try {
@@ -84,6 +92,8 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
     compare: values.compare,
     postgres,
     webhooks: values.webhooks === 'on',
+    mcp: values.mcp === 'on',
+    tracing: values.tracing === 'on',
   };
 }
 

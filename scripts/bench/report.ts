@@ -1,8 +1,10 @@
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import type { Dataset } from './dataset.js';
+import { mcpMarkdown, type McpResult } from './mcp.js';
 import { ENGINE_LABEL, enginesOf, type Answer, type Engine, type PerEngine, type Sample } from './measure.js';
 import type { ProfileReport } from './profiles.js';
 import type { ServerCommand } from './servers.js';
+import { tracingMarkdown, type TracingResult } from './tracing.js';
 import type { CountedCall } from './statements.js';
 import { median, type OpSummary, type TargetCheck } from './summary.js';
 import { markdownTable, mib, n0, n2, pct, perEngine, times, type Column } from './tables.js';
@@ -35,6 +37,10 @@ export interface ReportInput {
   profiles: ProfileReport[];
   /** the webhook measurement, per engine (absent with --webhooks off) */
   webhooks?: PerEngine<WebhookResult>;
+  /** the MCP measurement, per engine (absent with --mcp off) */
+  mcp?: PerEngine<McpResult>;
+  /** what tracing costs, per engine (absent with --tracing off) */
+  tracing?: PerEngine<TracingResult>;
   /** --compare's revision and commit, measured in `samples` */
   compare?: { revision: string; commit: string; samples: Map<string, Sample[]> };
 }
@@ -147,6 +153,8 @@ export function resultsMarkdown(input: ReportInput): string {
     })),
     '',
     ...(input.webhooks ? webhookMarkdown(input.webhooks) : ['### Webhook deliveries', '', 'Not measured (--webhooks off).', '']),
+    ...mcpMarkdown(input.mcp),
+    ...tracingMarkdown(input.tracing),
     '### Targets',
     '',
     ...targetsMarkdown(input.checks, engines),

@@ -7,6 +7,8 @@ export const TARGETS = {
   cpuRead: 1.5, cpuWrite: 2,
   /** the API process's CPU per read on PostgreSQL ÷ on SQLite (the database server aside) */
   cpuPostgres: 1.5,
+  /** an MCP tool call's CPU ÷ the same operation's over HTTP, and the peak RSS with MCP in use (mcp.ts) */
+  mcpCpu: 1.5, mcpRssMiB: 260,
 } as const;
 
 export interface TargetCheck {

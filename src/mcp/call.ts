@@ -14,8 +14,8 @@ export interface OperationAnswer {
   status: number;
   /** the answer's body as the API sent it: the JSON text of its result or of its ResponseStatus */
   text: string;
-  /** the same, parsed, when it is a JSON object */
-  json?: Record<string, unknown>;
+  /** the text is a JSON object, the result's structured content */
+  object: boolean;
 }
 
 export interface Sender {
@@ -60,8 +60,7 @@ const isSegmentValue = (value: unknown): value is string | number =>
 export function operationRequest(tool: McpTool, args: Arguments, sender: Sender): InjectOptions {
   const query = new URLSearchParams();
   const body: Arguments = {};
-  const params = new Map(tool.pathParams.map((name) => [name.toLowerCase(), name]));
-  const queryNames = new Set(tool.queryParams.map((name) => name.toLowerCase()));
+  const { params, queryNames } = lookupOf(tool);
   const pathValues = new Map<string, unknown>();
   for (const [name, value] of Object.entries(args)) {
     const lower = name.toLowerCase();
@@ -92,14 +91,25 @@ export function operationRequest(tool: McpTool, args: Arguments, sender: Sender)
   };
 }
 
-/** Runs a call through the operation's route and reads its answer. */
+/** Each tool's parameter names by their lower case, made at its first call. */
+const lookups = new WeakMap<McpTool, { params: Map<string, string>; queryNames: Set<string> }>();
+function lookupOf(tool: McpTool) {
+  let lookup = lookups.get(tool);
+  if (!lookup) {
+    lookup = { params: new Map(tool.pathParams.map((name) => [name.toLowerCase(), name])), queryNames: new Set(tool.queryParams.map((name) => name.toLowerCase())) };
+    lookups.set(tool, lookup);
+  }
+  return lookup;
+}
+
+/**
+ * Runs a call through the operation's route and reads its answer. The text is not parsed: it
+ * goes into the result as it is, as its text and as its structured content (answers.ts).
+ */
 export async function runOperation(app: FastifyInstance, tool: McpTool, args: Arguments, sender: Sender): Promise<OperationAnswer> {
   const response = await app.inject(operationRequest(tool, args, sender));
   const text = response.body;
-  let json: Record<string, unknown> | undefined;
-  if (String(response.headers['content-type'] ?? '').startsWith('application/json')) {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
-  }
-  return { status: response.statusCode, text, json };
+  // The API's JSON answers are written by its serializers, an object starting with its brace.
+  const object = String(response.headers['content-type'] ?? '').startsWith('application/json') && text.charCodeAt(0) === 0x7b;
+  return { status: response.statusCode, text, object };
 }

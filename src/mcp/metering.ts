@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { budget, meteredCompany, tokenLimit, usageWindow } from '../domain/mcp-usage.js';
 import type { Store } from '../store/db.js';
 import { mcpUsageRepository } from '../store/repositories/mcp-usage.js';
+import { loadTokenCounter, type CountTokens } from './tokens.js';
 
 /**
  * The MCP server's metering (docs/decisions.md, "The MCP server"): every tool result adds the
@@ -9,19 +10,14 @@ import { mcpUsageRepository } from '../store/repositories/mcp-usage.js';
  * is sent, and a company that is not within its budget has its calls refused before they run.
  */
 
-type Count = (text: string) => number;
-let counting: Promise<Count> | undefined;
+let counting: Promise<CountTokens> | undefined;
 
 /**
- * The o200k_base tokens of `text`, every string as ordinary text (no special tokens). The
- * encoding's tables take tens of MiB: they are loaded by the first call that counts, so a
- * node that serves only HTTP never loads them.
+ * The o200k_base tokens of `text`, every string as ordinary text (tokens.ts). The encoding's
+ * data is loaded by the first call that counts, so a node that serves only HTTP never holds it.
  */
 export async function countTokens(text: string): Promise<number> {
-  counting ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens: count }) => {
-    const ordinary = { disallowedSpecial: new Set<string>() };
-    return (input: string) => count(input, ordinary);
-  });
+  counting ??= loadTokenCounter();
   return (await counting)(text);
 }
 

@@ -2,6 +2,7 @@ import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/serve
 import type { FastifyInstance } from 'fastify';
 import { SUPERADMIN, type Caller } from '../domain/caller.js';
 import { ApiError } from '../http/errors.js';
+import type { Answers } from './answers.js';
 import { runOperation, type Sender } from './call.js';
 import { checkBudget, meter } from './metering.js';
 import type { McpTool } from './tools.js';
@@ -22,9 +23,10 @@ export const TOKENS_META = 'booking-admin/tokens';
 /** GetMcpUsage reports the budget: it is never metered nor refused for it. */
 const UNMETERED = new Set(['GetMcpUsage']);
 
-/** Who calls and from where, handed from the HTTP route to the per-request Server. */
+/** Who calls and from where, handed from the HTTP route to the per-request Server, and where its results' answers are held. */
 export interface McpCaller extends Sender {
   caller: Caller;
+  answers: Answers;
 }
 
 const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
@@ -37,20 +39,20 @@ function namedCompany(args: Record<string, unknown>): unknown {
   return undefined;
 }
 
-/** A result carrying the operation's answer: its JSON as structured content and as text. */
-function toolResult(text: string, json: Record<string, unknown> | undefined, isError: boolean, tokens: number): CallToolResult {
+/** A result carrying the operation's answer: its JSON as text and, an object, as structured content (held: answers.ts). */
+function toolResult(answers: Answers, text: string, object: boolean, isError: boolean, tokens: number): CallToolResult {
+  const { text: held, structuredContent } = answers.hold(text, object);
   return {
-    content: [{ type: 'text', text }],
-    ...(json ? { structuredContent: json } : {}),
+    content: [{ type: 'text', text: held }],
+    ...(structuredContent ? { structuredContent } : {}),
     ...(isError ? { isError: true } : {}),
     _meta: { [TOKENS_META]: tokens },
   };
 }
 
-function budgetRefusal(limit: number, windowDays: number): CallToolResult {
+function budgetRefusal(answers: Answers, limit: number, windowDays: number): CallToolResult {
   const error = new ApiError(429, 'McpTokenLimitReached', `The company has used its MCP token limit of ${limit} tokens in the last ${windowDays} days.`);
-  const body = { ResponseStatus: error.toResponseStatus() };
-  return toolResult(JSON.stringify(body), body, true, 0);
+  return toolResult(answers, JSON.stringify({ ResponseStatus: error.toResponseStatus() }), true, true, 0);
 }
 
 export async function createMcpServer(app: FastifyInstance, tools: McpTool[]): Promise<McpHttpHandler> {
@@ -61,10 +63,14 @@ export async function createMcpServer(app: FastifyInstance, tools: McpTool[]): P
     const metered = !UNMETERED.has(tool.definition.name);
     const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
     const check = metered ? await checkBudget(app.store, app.config, caller, namedCompany(args)) : undefined;
-    if (check && 'overBudget' in check) return budgetRefusal(check.overBudget.limit, check.overBudget.windowDays);
+    if (check && 'overBudget' in check) {
+      app.metrics.mcpToolCall(tool.definition.name, 'over_budget', 0);
+      return budgetRefusal(from.answers, check.overBudget.limit, check.overBudget.windowDays);
+    }
     const answer = await runOperation(app, tool, args, from);
     const tokens = check ? await meter(app.store, check.company, answer.text) : 0;
-    return toolResult(answer.text, answer.json, answer.status !== 200, tokens);
+    app.metrics.mcpToolCall(tool.definition.name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
+    return toolResult(from.answers, answer.text, answer.object, answer.status !== 200, tokens);
   }
 
   return createMcpHandler(
@@ -83,6 +89,7 @@ export async function createMcpServer(app: FastifyInstance, tools: McpTool[]): P
         } catch (err) {
           // The SDK would answer the error's own message: a fault of the server says no more over MCP than over HTTP.
           app.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
+          app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
           throw new ProtocolError(ProtocolErrorCode.InternalError, 'An unexpected error occurred.');
         }
         return server.projectCallToolResult(result, tool.definition.outputSchema);

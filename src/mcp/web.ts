@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
+import type { Answers } from './answers.js';
 
 /**
  * Between Fastify and the SDK's web-standard handler (`fetch(Request) → Response`): the
@@ -12,14 +13,24 @@ import { ApiError } from '../http/errors.js';
 /** Headers of the connection, not of the request, and the body's length (the body is passed parsed). */
 const SKIPPED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'content-length']);
 
-/** The SDK reads no part of the URL but the path: the host is not the request's, which a client may send as it likes. */
+/**
+ * The request as the SDK reads it. The SDK reads no part of the URL but the path: the host is
+ * not the request's, which a client may send as it likes. Given the parsed body, it reads of
+ * a request only its method, URL, headers and (where there is one) signal, so those alone
+ * are passed: a web Request costs more to make than the rest of the conversion, and lives on
+ * past the young generation's collections, which grows the heap under load. Without a
+ * parsed body (none was sent) the SDK reads the body too, from a whole Request.
+ */
 export function toWebRequest(request: FastifyRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || SKIPPED.has(name)) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(new URL(request.url, 'http://localhost'), { method: request.method, headers });
+  const url = new URL(request.url, 'http://localhost');
+  if (request.body === undefined) return new Request(url, { method: request.method, headers });
+  const read: Pick<Request, 'method' | 'url' | 'headers' | 'body'> = { method: request.method, url: url.href, headers, body: null };
+  return read as Request;
 }
 
 /** Whether a body is a `tools/call`, or a batch of nothing else: the operation it runs counts as the request. */
@@ -53,12 +64,13 @@ function withResponseStatus(status: number, text: string): string {
   return JSON.stringify({ ...body, ResponseStatus: error.toResponseStatus() });
 }
 
-export async function fromWebResponse(response: Response, reply: FastifyReply): Promise<FastifyReply> {
+/** The SDK's response onto the reply, with the operations' answers its results hold (answers.ts). */
+export async function fromWebResponse(response: Response, reply: FastifyReply, answers: Answers): Promise<FastifyReply> {
   reply.code(response.status);
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') reply.header(name, value);
   });
-  const text = await response.text();
+  const text = answers.fill(await response.text());
   // An accepted notification has no answer.
   if (text === '') return reply.send();
   const json = (response.headers.get('content-type') ?? '').startsWith('application/json');

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { ApiError } from '../http/errors.js';
+import { Answers } from '../mcp/answers.js';
 import { createMcpServer, type McpCaller } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
@@ -99,14 +100,15 @@ export const mcpPlugin = fp(
       handler: async (request, reply) => {
         const caller = request.caller!;
         const authorization = request.headers.authorization!;
-        const mcpCaller: McpCaller = { caller, authorization, address: clientAddress(request) };
+        const answers = new Answers();
+        const mcpCaller: McpCaller = { caller, authorization, address: clientAddress(request), answers };
         handler ??= createMcpServer(app, tools);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).
           authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
           parsedBody: request.body,
         });
-        return fromWebResponse(response, reply);
+        return fromWebResponse(response, reply, answers);
       },
     });
 

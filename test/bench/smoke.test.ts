@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
+import { mcpOperations } from '../../scripts/bench/mcp.js';
 import { OPERATIONS } from '../../scripts/bench/operations.js';
 import { ORDER_CHECKS } from '../../scripts/bench/webhooks.js';
 import { engine, TEST_DATABASE_URL } from '../test-store.js';
@@ -56,10 +57,11 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
   }
   for (const name of engines) t.ok(results.servers[name].full.startupMs > 0 && results.servers[name].full.peakRssKb > 0, `start-up time and peak RSS are measured on ${name}`);
   // Per engine: each operation's throughput and CPU per request, the CSV and growth targets of the
-  // operations that have them, RSS, start-up and the four webhook targets; on PostgreSQL also
-  // each read's CPU against SQLite's.
+  // operations that have them, RSS, start-up, the four webhook targets, and the MCP measurement's
+  // CPU of each of its operations and RSS; on PostgreSQL also each read's CPU against SQLite's.
   const reads = OPERATIONS.filter((op) => op.kind === 'read').length;
-  const perEngine = 2 * OPERATIONS.length + OPERATIONS.filter((op) => op.jsonOf).length + OPERATIONS.filter((op) => op.growthTarget).length + 2 + 4;
+  const mcpOps = mcpOperations(OPERATIONS);
+  const perEngine = 2 * OPERATIONS.length + OPERATIONS.filter((op) => op.jsonOf).length + OPERATIONS.filter((op) => op.growthTarget).length + 2 + 4 + mcpOps.length + 1;
   t.equal(results.checks.length, perEngine * engines.length + (engines.includes('postgres') ? reads : 0), 'every target has a verdict on every engine');
 
   t.same(Object.keys(results.webhooks), engines, `the webhook measurement ran on ${engines.join(' and ')}`);
@@ -87,6 +89,26 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
     const lags = order.map((c: { lagMs: number }) => c.lagMs).sort((a: number, b: number) => a - b);
     t.ok(lags.every(Number.isFinite) && order.every((c: { sameData: boolean }) => c.sameData), `${name}: each write sent alone was delivered, carrying its answer: ${JSON.stringify(order)}`);
     t.ok(lags[Math.floor(lags.length / 2)] > 0, `${name}: typically the answer came first (lags ${lags.map((l: number) => l.toFixed(2)).join(', ')} ms)`);
+  }
+  t.same(Object.keys(results.tracing ?? {}), engines, `the tracing measurement ran on ${engines.join(' and ')}`);
+  for (const name of engines) {
+    const { operations, exports } = results.tracing[name];
+    const measured = (o: { rounds: Array<Record<'off' | 'on', { rps: number; unexpected: number }>> }) => ['off', 'on'].every((side) => o.rounds[0][side as 'off'].rps > 0 && o.rounds[0][side as 'off'].unexpected === 0);
+    t.ok(operations.length === 2 && operations.every(measured), `${name}: a read and a write, with tracing off and on`);
+    t.ok(exports.requests > 0 && exports.bytes > 0, `${name}: the traced server exported its spans`);
+  }
+  t.same(Object.keys(results.mcp ?? {}), engines, `the MCP measurement ran on ${engines.join(' and ')}`);
+  for (const name of engines) {
+    const { operations, peakRssKb } = results.mcp[name];
+    t.same(operations.map((o: { id: string }) => o.id), mcpOps.map((op) => op.id), `${name}: a read and a write through MCP`);
+    for (const o of operations) {
+      t.ok(o.ok, `${name}: ${o.tool} through MCP answered a result (${o.detail ?? 'ok'})`);
+      for (const side of ['http', 'mcp']) {
+        const run = o.rounds[0][side];
+        t.ok(run.rps > 0 && run.cpuUsPerRequest > 0 && run.unexpected === 0, `${name}: ${o.tool} over ${side} is measured, every answer 200`);
+      }
+    }
+    t.ok(peakRssKb > 0, `${name}: the peak RSS with MCP in use is measured`);
   }
   const missed = new Set(results.checks.filter((c: { met: boolean; engine: string }) => !c.met && c.engine === 'sqlite').map((c: { profile: string }) => c.profile));
   t.equal(results.profiles.length, Math.min(1, missed.size), "a target SQLite missed is profiled (at most --max-profiles)");

@@ -1,0 +1,203 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { NOT_KEPT, PieceCounts } from './pieces.js';
+
+/**
+ * Counts o200k_base tokens as gpt-tokenizer counts them, every string as ordinary text (no
+ * special tokens), from gpt-tokenizer's own o200k_base data and split pattern
+ * (docs/decisions.md, "The MCP server"). The library's encoder keeps its 200,000 tokens as
+ * strings in a Map and an array, some 65 MiB of a process, more than the rest of the MCP
+ * server; a count needs only each token's bytes and rank: here one buffer of them and a hash
+ * table, in typed arrays of some 6 MiB. The algorithm is the library's: the text is split by the
+ * pattern, and each piece is one token when it is one, else the byte pairs of lowest rank
+ * are merged until none is a token, each pair looked up as the library looks it up (a pair
+ * of valid UTF-8 as its text, which drops a leading byte order mark; any other by its
+ * bytes). test/mcp/metering.test.ts holds counts to the library's.
+ *
+ * A text's tokens are the sum of its pieces' (a piece split again alone is that one piece),
+ * and the answers of one API repeat their pieces (names, punctuation, field names): each
+ * piece's count is kept (pieces.ts). The pattern matches every character (anything that is
+ * no letter, digit or space is punctuation), so each piece begins where the last one ended
+ * and a match's end is all that is read of it.
+ */
+
+const NONE = 0x7fffffff;
+
+export type CountTokens = (text: string) => number;
+
+export async function loadTokenCounter(): Promise<CountTokens> {
+  const require = createRequire(import.meta.url);
+  const [data, { O200K_TOKEN_SPLIT_REGEX }] = await Promise.all([
+    readFile(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'latin1'),
+    import('gpt-tokenizer/encodingParams/constants'),
+  ]);
+  const ranks = vocabulary(data);
+  const split = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
+  const encoder = new TextEncoder();
+  let scratch = new Uint8Array(256);
+  const kept = new PieceCounts();
+
+  const countPiece = (piece: string): number => {
+    if (scratch.length < piece.length * 3) scratch = new Uint8Array(piece.length * 3);
+    const length = encoder.encodeInto(piece, scratch).written;
+    // A piece that is a token's text is that token; its bytes are merged otherwise (a lone surrogate's as U+FFFD).
+    if (wellFormed(piece) && ranks.find(scratch, 0, length, true) !== NONE) return 1;
+    return merged(ranks, scratch, length);
+  };
+
+  return (text) => {
+    let tokens = 0;
+    let from = 0;
+    split.lastIndex = 0;
+    while (split.test(text)) {
+      const to = split.lastIndex;
+      let count = kept.get(text, from, to);
+      if (count === NOT_KEPT) {
+        count = countPiece(text.slice(from, to));
+        kept.set(text, from, to, count);
+      }
+      tokens += count;
+      from = to;
+    }
+    return tokens;
+  };
+}
+
+/** The tokens of a piece that is no token itself: its bytes, merged pair by pair, the pair of lowest rank first. */
+function merged(ranks: Vocabulary, bytes: Uint8Array, length: number): number {
+  // starts[i]: where the i-th part begins; rank[i]: the rank of parts i and i + 1 joined.
+  const starts: number[] = [];
+  const rank: number[] = [];
+  for (let i = 0; i <= length; i++) {
+    starts.push(i);
+    rank.push(i < length - 1 ? pairRankOf(ranks, bytes, i, i + 2) : NONE);
+  }
+  const pairRank = (i: number) => (i + 2 < starts.length ? pairRankOf(ranks, bytes, starts[i], starts[i + 2]) : NONE);
+  while (starts.length > 1) {
+    let lowest = NONE;
+    let at = -1;
+    for (let i = 0; i < rank.length - 1; i++) {
+      if (rank[i] < lowest) {
+        lowest = rank[i];
+        at = i;
+      }
+    }
+    if (at === -1) break;
+    starts.splice(at + 1, 1);
+    rank.splice(at, 1);
+    rank[at] = pairRank(at);
+    if (at > 0) rank[at - 1] = pairRank(at - 1);
+  }
+  return starts.length - 1;
+}
+
+/** The rank of bytes[from, to) as a pair is looked up: valid UTF-8 as text, a leading byte order mark dropped; else by its bytes. */
+function pairRankOf(ranks: Vocabulary, bytes: Uint8Array, from: number, to: number): number {
+  if (!validUtf8(bytes, from, to)) return ranks.find(bytes, from, to, false);
+  const bom = to - from >= 3 && bytes[from] === 0xef && bytes[from + 1] === 0xbb && bytes[from + 2] === 0xbf;
+  return ranks.find(bytes, bom ? from + 3 : from, to, true);
+}
+
+interface Vocabulary {
+  /** the rank of the token of bytes[from, to) kept as text (valid UTF-8 without a leading byte order mark) or, `text` false, kept as bytes; or NONE */
+  find(bytes: Uint8Array, from: number, to: number, text: boolean): number;
+}
+
+/** The tokens of a `.tiktoken` file (a base64 token and its rank a line): their bytes in one buffer, found by an open-addressing hash. */
+function vocabulary(data: string): Vocabulary {
+  let count = 0;
+  for (let at = data.indexOf('\n'); at !== -1; at = data.indexOf('\n', at + 1)) count++;
+  if (!data.endsWith('\n')) count++;
+  const written = Buffer.alloc(data.length);
+  const start = new Int32Array(count);
+  const end = new Int32Array(count);
+  const rankOf = new Int32Array(count);
+  const isText = new Uint8Array(count);
+  const mask = (1 << Math.ceil(Math.log2(count * 2))) - 1;
+  const slots = new Int32Array(mask + 1).fill(-1);
+  let used = 0;
+  let i = 0;
+  for (let line = 0; line < data.length && i < count; i++) {
+    const space = data.indexOf(' ', line);
+    const next = data.indexOf('\n', space);
+    const lineEnd = next === -1 ? data.length : next;
+    start[i] = used;
+    used += written.write(data.slice(line, space), used, 'base64');
+    end[i] = used;
+    rankOf[i] = Number(data.slice(space + 1, lineEnd));
+    line = lineEnd + 1;
+  }
+  const bytes = Buffer.from(written.subarray(0, used));
+  for (let t = 0; t < i; t++) {
+    const bom = end[t] - start[t] >= 3 && bytes[start[t]] === 0xef && bytes[start[t] + 1] === 0xbb && bytes[start[t] + 2] === 0xbf;
+    isText[t] = validUtf8(bytes, start[t], end[t]) && !bom ? 1 : 0;
+    let slot = hash(bytes, start[t], end[t]) & mask;
+    while (slots[slot] !== -1) slot = (slot + 1) & mask;
+    slots[slot] = t;
+  }
+  return {
+    find(key, from, to, text) {
+      for (let slot = hash(key, from, to) & mask; slots[slot] !== -1; slot = (slot + 1) & mask) {
+        const t = slots[slot];
+        if (end[t] - start[t] === to - from && isText[t] === (text ? 1 : 0) && equal(bytes, start[t], key, from, to - from)) return rankOf[t];
+      }
+      return NONE;
+    },
+  };
+}
+
+/** FNV-1a of bytes[from, to). */
+function hash(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+function equal(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
+  return true;
+}
+
+/** Whether a string has no lone surrogate: only then can it be a token's text. */
+function wellFormed(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
+  }
+  return true;
+}
+
+/** Whether bytes[from, to) are valid UTF-8: no overlong form, surrogate or code point beyond U+10FFFF. */
+function validUtf8(bytes: Uint8Array, from: number, to: number): boolean {
+  let i = from;
+  while (i < to) {
+    const first = bytes[i];
+    let size: number;
+    let point: number;
+    if (first <= 0x7f) {
+      i++;
+      continue;
+    } else if ((first & 0xe0) === 0xc0) {
+      if (first <= 0xc1) return false;
+      [size, point] = [2, first & 0x1f];
+    } else if ((first & 0xf0) === 0xe0) [size, point] = [3, first & 0x0f];
+    else if ((first & 0xf8) === 0xf0) {
+      if (first > 0xf4) return false;
+      [size, point] = [4, first & 0x07];
+    } else return false;
+    if (i + size > to) return false;
+    for (let j = 1; j < size; j++) {
+      const next = bytes[i + j];
+      if ((next & 0xc0) !== 0x80) return false;
+      point = (point << 6) | (next & 0x3f);
+    }
+    if ((size === 3 && point < 0x800) || (size === 4 && point < 0x10000)) return false;
+    if ((point >= 0xd800 && point <= 0xdfff) || point > 0x10ffff) return false;
+    i += size;
+  }
+  return true;
+}
