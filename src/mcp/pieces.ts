@@ -2,12 +2,12 @@
  * The token counts of the pieces a counter has met (tokens.ts), found by the piece's
  * characters where they stand in the text: an open-addressing table of typed arrays, so that
  * looking a piece up makes no string and no object. A page of answers is some 2,000 pieces;
- * a string and a regular-expression match for each were half of what an MCP call allocated.
+ * a string and a regular-expression match for each were nearly half of what an MCP call allocated.
  * It keeps up to MAX_PIECES pieces of up to MAX_LENGTH characters, and starts over when full.
  */
 
 const MAX_PIECES = 50_000;
-export const MAX_LENGTH = 64;
+const MAX_LENGTH = 64;
 const SLOTS = 1 << 17;
 const MASK = SLOTS - 1;
 /** What `get` answers for a piece not kept. */

@@ -91,7 +91,7 @@ function merged(ranks: Vocabulary, bytes: Uint8Array, length: number): number {
   return starts.length - 1;
 }
 
-/** The rank of bytes[from, to) as a pair is looked up: valid UTF-8 as text, a leading byte order mark dropped; else by its bytes. */
+/** The rank of the pair bytes[from, to), looked up as the library looks one up: valid UTF-8 as its text, a leading byte order mark dropped; else by its bytes. */
 function pairRankOf(ranks: Vocabulary, bytes: Uint8Array, from: number, to: number): number {
   if (!validUtf8(bytes, from, to)) return ranks.find(bytes, from, to, false);
   const bom = to - from >= 3 && bytes[from] === 0xef && bytes[from + 1] === 0xbb && bytes[from + 2] === 0xbf;

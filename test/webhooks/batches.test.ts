@@ -108,3 +108,19 @@ t.test(`claims of one owner in the same millisecond take different deliveries ($
   t.equal(new Set(ids).size, 6, 'six deliveries, none twice');
   t.ok([...first, ...second].every((c) => c.endpoint?.url === 'http://127.0.0.1:9/hooks'), 'each with its endpoint');
 });
+
+t.test(`claims racing each other never take one delivery twice (${engine})`, async (t) => {
+  const { api, queue } = await appWith(t, ['hooks']);
+  for (let i = 0; i < 8; i++) await recordEvent(api.store, A, 'tag.deactivated', { Id: i });
+  const now = new Date(Date.now() + 5000).toISOString();
+  const lease = new Date(Date.now() + 65_000).toISOString();
+  // Started together: on SQLite both read the same candidates before either leases them.
+  const [one, two] = await Promise.all([queue.claim('node-1', now, lease, 8), queue.claim('node-2', now, lease, 8)]);
+  const ids = [...one, ...two].map((c) => c.delivery.id);
+  t.equal(ids.length, 8, 'every delivery claimed once');
+  t.equal(new Set(ids).size, 8);
+  const owners = await api.store.db.selectFrom('webhook_deliveries').select(['id', 'lease_owner']).execute();
+  for (const [claims, owner] of [[one, 'node-1'], [two, 'node-2']] as const) {
+    t.ok(claims.every((c) => c.delivery.lease_owner === owner && owners.find((o) => o.id === c.delivery.id)?.lease_owner === owner), `${owner} holds what it was answered`);
+  }
+});

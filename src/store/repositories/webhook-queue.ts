@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Expression, type Kysely } from 'kysely';
 import type { Store } from '../db.js';
 import { isPostgres } from '../engines/engine.js';
 import { jsonList } from '../json.js';
@@ -20,36 +20,42 @@ export interface ClaimedDelivery {
 type ClaimValues = { owner: string; now: string; leaseExpiresAt: string; limit: number; messageIds: string };
 
 /**
- * The claim's UPDATE: up to `limit` due deliveries (and, `withMessages`, the first attempts of
- * the listed messages, whatever their time), soonest due first, that no lease holds. On
- * PostgreSQL its subquery skips rows another node is claiming (FOR UPDATE SKIP LOCKED) and
- * the lease is checked again on the row it locks; SQLite runs one write at a time, so there
- * the first look is the last (and the check again cost as much as the rest of the claim).
+ * The deliveries a claim may take, by id: due (and, `withMessages`, the first attempts of the
+ * listed messages, whatever their time), and held by no lease.
  */
-function claimUpdate(db: Kysely<Database>, creator: QueryCreator<Database>, p: Placeholders<ClaimValues>, withMessages: boolean) {
-  const free = () =>
-    db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where((eb) =>
-        withMessages
-          ? eb.or([eb('next_attempt_at', '<=', p.now), eb.and([sql<boolean>`message_id in (${jsonList(db, p.messageIds, 'text')})`, eb('attempts', '=', 0)])])
-          : eb('next_attempt_at', '<=', p.now),
-      )
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]));
-  const due = free().orderBy('next_attempt_at').orderBy('id').limit(p.limit);
-  const update = creator.updateTable('webhook_deliveries').set({ lease_owner: p.owner, lease_expires_at: p.leaseExpiresAt });
-  return isPostgres(db) ? update.where('id', 'in', due.forUpdate().skipLocked()).where('id', 'in', free()) : update.where('id', 'in', due);
+function claimable(db: Kysely<Database>, p: Placeholders<ClaimValues>, withMessages: boolean) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where((eb) =>
+      withMessages
+        ? eb.or([eb('next_attempt_at', '<=', p.now), eb.and([sql<boolean>`message_id in (${jsonList(db, p.messageIds, 'text')})`, eb('attempts', '=', 0)])])
+        : eb('next_attempt_at', '<=', p.now),
+    )
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]));
 }
+const soonestFirst = (db: Kysely<Database>, p: Placeholders<ClaimValues>, withMessages: boolean) =>
+  claimable(db, p, withMessages).orderBy('next_attempt_at').orderBy('id').limit(p.limit);
 
-/** PostgreSQL: the UPDATE as a data-modifying CTE that the endpoints are joined to, one round trip. */
+/**
+ * PostgreSQL: up to `limit` of them, soonest due first, leased in one UPDATE, a data-modifying
+ * CTE that the endpoints are joined to: one round trip. Its subquery skips rows another node
+ * is claiming (FOR UPDATE SKIP LOCKED), and the lease is checked again on the row it locks.
+ */
 const claimWithEndpoints = preparedVariants(
   (withMessages: boolean) => String(withMessages),
   (withMessages) =>
     prepared((db, p: Placeholders<ClaimValues>) =>
       db
-        .with('claimed', (creator) => claimUpdate(db, creator, p, withMessages).returningAll())
+        .with('claimed', (creator) =>
+          creator
+            .updateTable('webhook_deliveries')
+            .set({ lease_owner: p.owner, lease_expires_at: p.leaseExpiresAt })
+            .where('id', 'in', soonestFirst(db, p, withMessages).forUpdate().skipLocked())
+            .where('id', 'in', claimable(db, p, withMessages))
+            .returningAll(),
+        )
         .selectFrom('claimed')
         .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'claimed.company_id').onRef('e.id', '=', 'claimed.endpoint_id'))
         .selectAll('claimed')
@@ -57,34 +63,37 @@ const claimWithEndpoints = preparedVariants(
     ),
 );
 
-/**
- * SQLite: the UPDATE alone, then the rows it took read back with their endpoints, by owner and
- * lease (its RETURNING would see only the updated table, and costs more than the read).
- */
-const claimAlone = preparedVariants(
-  (withMessages: boolean) => String(withMessages),
-  (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => claimUpdate(db, db, p, withMessages)),
-);
-const claimedRows = prepared((db, p: Placeholders<Pick<ClaimValues, 'owner' | 'leaseExpiresAt'>>) =>
+/** SQLite: the deliveries whose ids `ids` selects, with their endpoints, soonest due first. */
+const withEndpoints = (db: Kysely<Database>, ids: Expression<unknown>) =>
   db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
     .selectAll('d')
     .select(['e.url', 'e.secret', 'e.disabled'])
-    .where('d.status', '=', 'pending')
-    .where('d.lease_owner', '=', p.owner)
-    .where('d.lease_expires_at', '=', p.leaseExpiresAt)
+    .where(sql<boolean>`d.id in (${ids})`)
     .orderBy('d.next_attempt_at')
-    .orderBy('d.id'),
+    .orderBy('d.id');
+
+/**
+ * SQLite, whose RETURNING would see only the updated table (and costs more than a read): the
+ * candidates are read with their endpoints, then leased by id, the lease checked again (another
+ * process may share the file).
+ */
+const claimCandidates = preparedVariants(
+  (withMessages: boolean) => String(withMessages),
+  (withMessages) => prepared((db, p: Placeholders<ClaimValues>) => withEndpoints(db, soonestFirst(db, p, withMessages))),
 );
-/** So that the rows are the claim's alone, an owner's claims end their leases at different milliseconds. */
-const lastLeases = new Map<string, number>();
-function distinctLease(owner: string, leaseExpiresAt: string): string {
-  const lease = Math.max(Date.parse(leaseExpiresAt), (lastLeases.get(owner) ?? 0) + 1);
-  if (lastLeases.size >= 1000 && !lastLeases.has(owner)) lastLeases.clear();
-  lastLeases.set(owner, lease);
-  return new Date(lease).toISOString();
-}
+type LeaseValues = { ids: string; owner: string; now: string; leaseExpiresAt: string };
+// NOT INDEXED: the rows are found by id, not by scanning every pending one (due_idx).
+const leaseCandidates = prepared(
+  (_db, p: Placeholders<LeaseValues>) =>
+    sql`update webhook_deliveries not indexed set lease_owner = ${p.owner}, lease_expires_at = ${p.leaseExpiresAt}
+      where id in (select value from json_each(${p.ids})) and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${p.now})`,
+);
+/** The candidates this claim leased, when others took some between the read and the lease. */
+const leasedCandidates = prepared((db, p: Placeholders<LeaseValues>) =>
+  withEndpoints(db, jsonList(db, p.ids, 'integer')).where('d.lease_owner', '=', p.owner).where('d.lease_expires_at', '=', p.leaseExpiresAt),
+);
 
 /** Ends a delivery without an attempt, while `owner` holds it. */
 const failHeld = prepared((db, p: Placeholders<{ id: number; owner: string }>) =>
@@ -146,18 +155,22 @@ export function webhookQueueRepository({ db }: Pick<Store, 'db'>) {
      * node's writes, answered) are due whatever their time (claimUpdate).
      *
      * Per engine: on PostgreSQL the UPDATE is a data-modifying CTE that the endpoints are
-     * joined to, one round trip. On SQLite the rows it took are read back with their
-     * endpoints, a second statement (a call in this process, not a round trip).
+     * joined to, one round trip. On SQLite the candidates are read with their endpoints, then
+     * leased, a second statement (a call in this process, not a round trip).
      */
     async claim(owner: string, now: string, leaseExpiresAt: string, limit: number, messageIds: readonly string[] = []): Promise<ClaimedDelivery[]> {
       const withMessages = messageIds.length > 0;
+      const values: ClaimValues = { owner, now, leaseExpiresAt, limit, messageIds: JSON.stringify(messageIds) };
       let rows;
-      if (isPostgres(db)) {
-        rows = await claimWithEndpoints(withMessages).execute(db, { owner, now, leaseExpiresAt, limit, messageIds: JSON.stringify(messageIds) });
-      } else {
-        const values: ClaimValues = { owner, now, leaseExpiresAt: distinctLease(owner, leaseExpiresAt), limit, messageIds: JSON.stringify(messageIds) };
-        const { numAffectedRows } = await claimAlone(withMessages).run(db, values);
-        rows = numAffectedRows ? await claimedRows.execute(db, values) : [];
+      if (isPostgres(db)) rows = await claimWithEndpoints(withMessages).execute(db, values);
+      else {
+        const candidates = await claimCandidates(withMessages).execute(db, values);
+        if (candidates.length === 0) return [];
+        const lease: LeaseValues = { ids: JSON.stringify(candidates.map((c) => c.id)), owner, now, leaseExpiresAt };
+        const { numAffectedRows } = await leaseCandidates.run(db, lease);
+        rows = Number(numAffectedRows) === candidates.length
+          ? candidates.map((c) => ({ ...c, lease_owner: owner, lease_expires_at: leaseExpiresAt }))
+          : await leasedCandidates.execute(db, lease);
       }
       return rows.map(({ url, secret, disabled, ...delivery }) => ({
         delivery,
