@@ -8,6 +8,7 @@ import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
 import { rewriteUrl } from './http/servicestack-routes.js';
 import { docsPlugin } from './plugins/docs.js';
+import { MAX_PATH_PARAMETER } from './http/errors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin } from './plugins/wire-format.js';
 import { mcpPlugin } from './plugins/mcp.js';
@@ -64,8 +65,9 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 /**
  * Builds the application: the Fastify instance with its server options, then the plugins
  * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
- * (before the rate limits read the routes), protection, the metrics, docs, the webhook deliveries, and
- * last the operations.
+ * (before the rate limits read the routes), protection, the metrics, docs, the webhook deliveries,
+ * the MCP server (before the operations, whose routes its tool calls run through) and last
+ * the operations.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -99,7 +101,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     rewriteUrl,
     frameworkErrors,
     clientErrorHandler,
-    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER },
     ajv: { customOptions: serverAjvOptions, onCreate: addServerFormats },
     // Fastify's own summary joins every Ajv message into one string; the error plugin
     // answers from the errors themselves (validation-errors.ts), so the summary stays short.
@@ -121,7 +123,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(metricsPlugin);
   await app.register(docsPlugin);
   await app.register(webhooksPlugin, { resolve: options.resolveHost });
-  await app.register(operationsPlugin);
   await app.register(mcpPlugin);
+  await app.register(operationsPlugin);
   return app;
 }

@@ -81,5 +81,11 @@ export const unauthorized = (message = 'Authentication is required.') =>
 export const forbidden = (message = 'The caller is not allowed to perform this operation.') =>
   new ApiError(403, 'Forbidden', message);
 
+/** The router's limit on one path parameter, in characters as sent (app.ts `maxParamLength`). */
+export const MAX_PATH_PARAMETER = 200;
+
+/** A path parameter over MAX_PATH_PARAMETER: the request's fault, as any other invalid one. */
+export const pathParameterTooLong = () => new ApiError(400, 'Length', 'A path parameter is longer than the server accepts.');
+
 /** A request whose connection closed before it was answered: the client left. */
 export const clientGone = () => new ApiError(400, 'ClientClosedRequest', 'The client closed the connection before the answer.');

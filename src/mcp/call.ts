@@ -1,28 +1,24 @@
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import { MAX_PATH_PARAMETER } from '../http/errors.js';
+import { parseQueryString } from '../http/querystring.js';
 import type { McpTool } from './tools.js';
 
 /**
- * A tool call runs as a request to the operation's own route, injected in process with the
- * caller's Authorization header and address (docs/decisions.md, "The MCP server"): the same
- * authentication, roles, company scoping, binding, validation, rate limits, handler, webhook
- * event and error mapping as over HTTP, so a refusal reads as it does there. Nothing of the
- * arguments is checked here; they are only put where the contract puts each field.
+ * The parts of the operation's request that a tool call's arguments make, each field where
+ * the contract puts it (docs/decisions.md, "The MCP server"). Nothing of the arguments is
+ * checked here: the operation's own hooks and validation read them as they read an HTTP
+ * request (pipeline.ts).
  */
 
-export interface OperationAnswer {
-  /** the HTTP status the operation answered */
-  status: number;
-  /** the answer's body as the API sent it: the JSON text of its result or of its ResponseStatus */
-  text: string;
-  /** the text is a JSON object, the result's structured content */
-  object: boolean;
-}
-
-export interface Sender {
-  /** the caller's Authorization header, as it came */
-  authorization: string;
-  /** the caller's address, which the operation's rate limits count */
-  address: string;
+/** The request a tool call makes, as the router and the parsers would have left it. */
+export interface OperationInput {
+  /** path parameters as the router decodes them; empty where the call acts as a predefined route */
+  params: Record<string, string>;
+  /** the query string, parsed by the server's own parser */
+  query: Record<string, unknown>;
+  /** the JSON body, where the operation takes one */
+  body?: Record<string, unknown>;
+  /** a path value is longer than the router takes (maxParamLength) */
+  pathTooLong: boolean;
 }
 
 type Arguments = Record<string, unknown>;
@@ -41,23 +37,21 @@ function appendQuery(query: URLSearchParams, name: string, value: unknown): void
   }
 }
 
-/** A path segment for a path parameter; its dots escaped too, so that a `.csv` suffix asks for no other format. */
-const segment = (value: string | number) => encodeURIComponent(String(value)).replace(/\./g, '%2E');
-
 /** A value a path segment can carry: `.` and `..` would be read as steps up the path, escaped or not. */
 const isSegmentValue = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '' && value !== '.' && value !== '..') || (typeof value === 'number' && Number.isFinite(value));
 
 /**
- * The request of a call. Path parameters go into the operation's path, query parameters
- * into the query string, anything else into the JSON body where the operation takes one
- * (else the query string, where ServiceStack's binding reads or ignores it as over HTTP).
- * When a path parameter is missing or no value a path segment can carry, the call goes to
- * the operation's predefined route (`/api/{OperationId}`) with it in the query string, so
- * the operation itself reads or refuses it as it would there over HTTP. The `format`
- * argument is not passed on: the MCP layer reads JSON.
+ * The request of a call. Path parameters are the path's, query parameters go into the query
+ * string, anything else into the JSON body where the operation takes one (else the query
+ * string, where ServiceStack's binding reads or ignores it as over HTTP). When a path
+ * parameter is missing or no value a path segment can carry, the call is the operation's
+ * predefined route (`/api/{OperationId}`): no path parameters, and the values in the query
+ * string, where the operation reads or refuses them as it would there over HTTP. The query
+ * string is written as a client writes it and read by the server's parser, so each value
+ * arrives as text, as over HTTP. The `format` argument is not passed on: the MCP layer reads JSON.
  */
-export function operationRequest(tool: McpTool, args: Arguments, sender: Sender): InjectOptions {
+export function operationInput(tool: McpTool, args: Arguments): OperationInput {
   const query = new URLSearchParams();
   const body: Arguments = {};
   const { params, queryNames } = lookupOf(tool);
@@ -69,26 +63,18 @@ export function operationRequest(tool: McpTool, args: Arguments, sender: Sender)
     else if (queryNames.has(lower) || !tool.hasBody) appendQuery(query, name, value);
     else body[name] = value;
   }
-  let path = tool.path;
+  const path: Record<string, string> = {};
+  let pathTooLong = false;
   if (tool.pathParams.every((name) => isSegmentValue(pathValues.get(name)))) {
-    path = path.replace(/\{([^}]+)\}/g, (_match, name: string) => segment(pathValues.get(name) as string | number));
+    for (const name of tool.pathParams) {
+      const value = String(pathValues.get(name));
+      path[name] = value;
+      pathTooLong ||= encodeURIComponent(value).length > MAX_PATH_PARAMETER;
+    }
   } else {
-    path = `/api/${tool.definition.name}`;
     for (const [name, value] of pathValues) appendQuery(query, name, value);
   }
-  const search = query.toString();
-  const payload = tool.hasBody ? JSON.stringify(body) : undefined;
-  return {
-    method: tool.method as InjectOptions['method'],
-    url: search ? `${path}?${search}` : path,
-    headers: {
-      authorization: sender.authorization,
-      accept: 'application/json',
-      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(payload !== undefined ? { payload } : {}),
-    remoteAddress: sender.address,
-  };
+  return { params: path, query: parseQueryString(query.toString()), ...(tool.hasBody ? { body } : {}), pathTooLong };
 }
 
 /** Each tool's parameter names by their lower case, made at its first call. */
@@ -100,16 +86,4 @@ function lookupOf(tool: McpTool) {
     lookups.set(tool, lookup);
   }
   return lookup;
-}
-
-/**
- * Runs a call through the operation's route and reads its answer. The text is not parsed: it
- * goes into the result as it is, as its text and as its structured content (answers.ts).
- */
-export async function runOperation(app: FastifyInstance, tool: McpTool, args: Arguments, sender: Sender): Promise<OperationAnswer> {
-  const response = await app.inject(operationRequest(tool, args, sender));
-  const text = response.body;
-  // The API's JSON answers are written by its serializers, an object starting with its brace.
-  const object = String(response.headers['content-type'] ?? '').startsWith('application/json') && text.charCodeAt(0) === 0x7b;
-  return { status: response.statusCode, text, object };
 }

@@ -1,17 +1,19 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SUPERADMIN, type Caller } from '../domain/caller.js';
 import { ApiError } from '../http/errors.js';
+import { errorBody } from '../plugins/errors.js';
 import type { Answers } from './answers.js';
-import { runOperation, type Sender } from './call.js';
+import { operationInput } from './call.js';
 import { checkBudget, meter } from './metering.js';
+import type { OperationRoutes } from './pipeline.js';
 import type { McpTool } from './tools.js';
 
 /**
  * The MCP server (docs/decisions.md, "The MCP server"): the SDK's HTTP handler serves the
  * 2026-07-28 revision and, statelessly, the 2025 ones; each request gets a fresh low-level
  * Server whose `tools/list` shows the caller the tools its roles may call and whose
- * `tools/call` runs the operation (call.ts), metered (metering.ts). The SDK validates no
+ * `tools/call` runs the operation (pipeline.ts), metered (metering.ts). The SDK validates no
  * arguments here: the low-level Server has no input schemas of its own, so the operation's
  * binding and validation decide, as over HTTP. The SDK is loaded by the first MCP request,
  * so that a node serving only HTTP does not hold it.
@@ -23,13 +25,23 @@ export const TOKENS_META = 'booking-admin/tokens';
 /** GetMcpUsage reports the budget: it is never metered nor refused for it. */
 const UNMETERED = new Set(['GetMcpUsage']);
 
-/** Who calls and from where, handed from the HTTP route to the per-request Server, and where its results' answers are held. */
-export interface McpCaller extends Sender {
+/** Who calls, the MCP request its calls run in, and where its results' answers are held: handed from the HTTP route to the per-request Server. */
+export interface McpCaller {
   caller: Caller;
+  request: FastifyRequest;
+  reply: FastifyReply;
   answers: Answers;
 }
 
-const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
+export const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
+
+/** What a tool call answers: the operation's JSON text (an object: its structured content too), and the tokens it metered. */
+export interface ToolAnswer {
+  text: string;
+  object: boolean;
+  isError: boolean;
+  tokens: number;
+}
 
 const mayCall = (tool: McpTool, caller: Caller) => tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role));
 
@@ -39,39 +51,50 @@ function namedCompany(args: Record<string, unknown>): unknown {
   return undefined;
 }
 
+/**
+ * One tool call: refused before it runs when the company is over its budget, else run
+ * through the operation's route and metered. Throws only on a fault of the server.
+ */
+export async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
+  const name = tool.definition.name;
+  const metered = !UNMETERED.has(name);
+  const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
+  const check = metered ? await checkBudget(app.store, app.config, caller, namedCompany(args)) : undefined;
+  if (check && 'overBudget' in check) {
+    app.metrics.mcpToolCall(name, 'over_budget', 0);
+    const { limit, windowDays } = check.overBudget;
+    const error = new ApiError(429, 'McpTokenLimitReached', `The company has used its MCP token limit of ${limit} tokens in the last ${windowDays} days.`);
+    return { text: errorBody('json', error), object: true, isError: true, tokens: 0 };
+  }
+  const answer = await routes.call(name, operationInput(tool, args), from.request, from.reply);
+  if (answer.recordedEvent) {
+    // The webhooks plugin hands the request's event to the worker once the answer is sent;
+    // a batch's earlier events are handed over now, committed as they are.
+    if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
+    from.request.recordedEvent = answer.recordedEvent;
+  }
+  const tokens = check ? await meter(app.store, check.company, answer.text) : 0;
+  app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
+  return { text: answer.text, object: answer.object, isError: answer.status !== 200, tokens };
+}
+
 /** A result carrying the operation's answer: its JSON as text and, an object, as structured content (held: answers.ts). */
-function toolResult(answers: Answers, text: string, object: boolean, isError: boolean, tokens: number): CallToolResult {
-  const { text: held, structuredContent } = answers.hold(text, object);
+function toolResult(answers: Answers, answer: ToolAnswer): CallToolResult {
+  const { text: held, structuredContent } = answers.hold(answer.text, answer.object);
   return {
     content: [{ type: 'text', text: held }],
     ...(structuredContent ? { structuredContent } : {}),
-    ...(isError ? { isError: true } : {}),
-    _meta: { [TOKENS_META]: tokens },
+    ...(answer.isError ? { isError: true } : {}),
+    _meta: { [TOKENS_META]: answer.tokens },
   };
 }
 
-function budgetRefusal(answers: Answers, limit: number, windowDays: number): CallToolResult {
-  const error = new ApiError(429, 'McpTokenLimitReached', `The company has used its MCP token limit of ${limit} tokens in the last ${windowDays} days.`);
-  return toolResult(answers, JSON.stringify({ ResponseStatus: error.toResponseStatus() }), true, true, 0);
-}
+/** A fault of the server says no more over MCP than over HTTP. */
+export const FAULT_MESSAGE = 'An unexpected error occurred.';
 
-export async function createMcpServer(app: FastifyInstance, tools: McpTool[]): Promise<McpHttpHandler> {
+export async function createMcpServer(app: FastifyInstance, tools: McpTool[], routes: OperationRoutes): Promise<McpHttpHandler> {
   const { createMcpHandler, ProtocolError, ProtocolErrorCode, Server } = await import('@modelcontextprotocol/server');
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-
-  async function call(tool: McpTool, args: Record<string, unknown>, from: McpCaller): Promise<CallToolResult> {
-    const metered = !UNMETERED.has(tool.definition.name);
-    const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
-    const check = metered ? await checkBudget(app.store, app.config, caller, namedCompany(args)) : undefined;
-    if (check && 'overBudget' in check) {
-      app.metrics.mcpToolCall(tool.definition.name, 'over_budget', 0);
-      return budgetRefusal(from.answers, check.overBudget.limit, check.overBudget.windowDays);
-    }
-    const answer = await runOperation(app, tool, args, from);
-    const tokens = check ? await meter(app.store, check.company, answer.text) : 0;
-    app.metrics.mcpToolCall(tool.definition.name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
-    return toolResult(from.answers, answer.text, answer.object, answer.status !== 200, tokens);
-  }
 
   return createMcpHandler(
     ({ authInfo }) => {
@@ -85,12 +108,11 @@ export async function createMcpServer(app: FastifyInstance, tools: McpTool[]): P
         if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
         let result: CallToolResult;
         try {
-          result = await call(tool, (request.params.arguments ?? {}) as Record<string, unknown>, from);
+          result = toolResult(from.answers, await callTool(app, routes, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from));
         } catch (err) {
-          // The SDK would answer the error's own message: a fault of the server says no more over MCP than over HTTP.
           app.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
           app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
-          throw new ProtocolError(ProtocolErrorCode.InternalError, 'An unexpected error occurred.');
+          throw new ProtocolError(ProtocolErrorCode.InternalError, FAULT_MESSAGE);
         }
         return server.projectCallToolResult(result, tool.definition.outputSchema);
       });

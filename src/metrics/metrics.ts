@@ -17,12 +17,15 @@ export type RateLimit = 'address' | 'caller';
 
 /** What the rest of the server reports; every method does nothing on a node without metrics. */
 export interface MetricsRecorder {
+  /** one answered request, an MCP tool call's included; `operation` is its operationId, if it has one */
+  request(operation: string | undefined, status: number, seconds: number): void;
   rateLimited(operation: string | undefined, limit: RateLimit): void;
   webhookAttempt(outcome: AttemptOutcome, durationMs: number): void;
   mcpToolCall(tool: string, outcome: ToolOutcome, tokens: number): void;
 }
 
 export const noMetrics: MetricsRecorder = {
+  request() {},
   rateLimited() {},
   webhookAttempt() {},
   mcpToolCall() {},
@@ -53,8 +56,6 @@ const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 3
 const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['succeeded', 'retry', 'failed', 'gone'];
 
 export interface AppMetrics extends MetricsRecorder {
-  /** one answered request; `operation` is its operationId, if it has one */
-  request(operation: string | undefined, statusCode: number, seconds: number): void;
   /** the exposition of every metric, with the scraped figures set first */
   exposition(figures: ScrapedFigures): Promise<{ contentType: string; text: string }>;
 }

@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
 import { toCsv } from '../http/csv.js';
-import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS } from '../http/errors.js';
+import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS, pathParameterTooLong } from '../http/errors.js';
 import { negotiateFormat, type Format } from '../http/negotiation.js';
 import { parseQueryString } from '../http/querystring.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
@@ -89,7 +89,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   }
   const apiError =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new ApiError(400, 'Length', 'A path parameter is longer than the server accepts.')
+      ? pathParameterTooLong()
       : error.code === 'FST_ERR_BAD_URL'
         ? new ApiError(400, 'BadRequest', 'The URL is not validly percent-encoded UTF-8.')
         : (toApiError(error, request) ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'));

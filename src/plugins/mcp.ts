@@ -5,10 +5,11 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { ApiError } from '../http/errors.js';
 import { Answers } from '../mcp/answers.js';
-import { createMcpServer, type McpCaller } from '../mcp/server.js';
+import { OperationRoutes } from '../mcp/pipeline.js';
+import { directAnswer, directCall, directFault } from '../mcp/direct.js';
+import { callTool, createMcpServer, FAULT_MESSAGE, type McpCaller } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
-import { clientAddress } from './protection.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -64,6 +65,10 @@ const loadSdk = () => (sdk ??= import('@modelcontextprotocol/server'));
 export const mcpPlugin = fp(
   async (app: FastifyInstance) => {
     const tools = mcpTools(contract().document);
+    const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+    // Registered before the operations: their routes are kept as every other plugin left them.
+    const routes = new OperationRoutes(app);
+    app.addHook('onRoute', routes.capture);
     let handler: Promise<McpHttpHandler> | undefined;
     app.addHook('onClose', async () => (await handler)?.close());
     const authenticate = createAuthenticator(app.config);
@@ -99,10 +104,23 @@ export const mcpPlugin = fp(
       },
       handler: async (request, reply) => {
         const caller = request.caller!;
+        // A plain tools/call of the current revision is answered directly, as the SDK answers it (direct.ts).
+        const direct = directCall(request, await loadSdk(), byName);
+        if (direct) {
+          let text: string;
+          try {
+            text = directAnswer(direct.id, await callTool(app, routes, direct.tool, direct.args, { caller, request, reply }));
+          } catch (err) {
+            request.log.error({ err, tool: direct.tool.definition.name }, 'MCP tool call failed');
+            app.metrics.mcpToolCall(direct.tool.definition.name, 'error', 0);
+            text = directFault(direct.id, FAULT_MESSAGE);
+          }
+          return reply.type('application/json').send(text);
+        }
         const authorization = request.headers.authorization!;
         const answers = new Answers();
-        const mcpCaller: McpCaller = { caller, authorization, address: clientAddress(request), answers };
-        handler ??= createMcpServer(app, tools);
+        const mcpCaller: McpCaller = { caller, request, reply, answers };
+        handler ??= createMcpServer(app, tools, routes);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).
           authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
