@@ -10,7 +10,7 @@ import { READ, SUPERADMIN, WRITE, buildTestApp, type TestApp } from '../helper.j
 import { storeState } from '../snapshot.js';
 import { exampleOptions, exampleRequest } from '../operation-calls.js';
 import { dataWithEndpoints } from '../webhooks/setup.js';
-import { mcpClient, type ClientOptions } from './client.js';
+import { mcpClient, postMcp, rpcMessage, type ClientOptions } from './client.js';
 
 // Every operation through MCP (docs/decisions.md, "The MCP server"): a caller sees the tools of
 // its roles; every example request of every operation answers through MCP as it answers over
@@ -100,6 +100,18 @@ t.test("a write through MCP is the operation's own: read back over HTTP, its web
   t.equal((await api.call('GET', lookup)).json().RemainingAmount, before - 25, 'HTTP reads what MCP wrote');
   const deliveries = await api.store.db.selectFrom('webhook_deliveries').select('endpoint_id').execute();
   t.equal(deliveries.length, 1, 'the event of the write went to the subscribed endpoint');
+
+  // The call runs in the MCP request: its event keeps that request's X-Request-Id, as an HTTP write's does.
+  const answer = await postMcp(
+    api,
+    'tools/call',
+    { name: 'CreateRebateCodeTransaction', arguments: { RebateCodeId: 103, Amount: 5, Usage: 0, ChangeType: 'Decrease' } },
+    { company: A, headers: { 'x-request-id': 'mcp-call-5c1e' } },
+  );
+  t.equal(answer.headers['x-request-id'], 'mcp-call-5c1e');
+  t.notOk(rpcMessage(answer).result?.isError, answer.body);
+  const kept = await api.store.db.selectFrom('webhook_deliveries').select('request_id').where('request_id', '=', 'mcp-call-5c1e').execute();
+  t.equal(kept.length, 1, 'the event of the call keeps the request id');
 });
 
 t.test('a refusal through MCP is the HTTP refusal; a refused call changes nothing', async (t) => {
