@@ -20,7 +20,7 @@ import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchData
 import { peakRssOf } from './proc.js';
 import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown, snippet, type PostgresReport, type ReportInput } from './report.js';
-import { cleanUpIfInterrupted, prepareCompare, serverCommand, startApi, startBaseline, type Child } from './servers.js';
+import { cleanUpIfInterrupted, forgetNewerMigrations, prepareCompare, serverCommand, startApi, startBaseline, type Child } from './servers.js';
 import { bareStatements, countOperationStatements, type SqlRoute } from './statements.js';
 import { checkTargets, summarize } from './summary.js';
 import { measureTracing, tracingOperations } from './tracing.js';
@@ -114,7 +114,10 @@ try {
   // above); a write's answer describes what it created, which may differ in a timestamp.
   const routesFile = join(options.work, 'baseline-routes.json');
   writeFileSync(routesFile, JSON.stringify(operations.map((op) => ({ path: `/${op.id}`, ...recorded.sqlite.get(op.id)! }))));
-  const compare = compared ? await start(startApi(compared.dir, compared.command, runCopy(datasets.full, 'compare'), secret)) : undefined;
+  const compareCopy = compared ? runCopy(datasets.full, 'compare') : undefined;
+  const forgotten = compared && compareCopy ? forgetNewerMigrations(compareCopy.slice('file:'.length), compared.dir) : [];
+  if (forgotten.length > 0) log(`the compared build's copy forgets the newer migration(s) ${forgotten.join(', ')}`);
+  const compare = compared && compareCopy ? await start(startApi(compared.dir, compared.command, compareCopy, secret)) : undefined;
   const fastify = await start(startBaseline(root, 'baselines.ts', ['fastify', routesFile]));
   const node = await start(startBaseline(root, 'baselines.ts', ['node', routesFile]));
   // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
@@ -169,7 +172,7 @@ try {
     date: new Date(), command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() },
     settings: { connections, duration, rounds, warmup, seed }, server: command, ...datasets, servers: serverFacts, postgres: postgresReport,
     ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}), ...(mcp ? { mcp } : {}), ...(tracing ? { tracing } : {}),
-    ...(compared ? { compare: { revision: options.compare!, commit: compared.commit, samples } } : {}),
+    ...(compared ? { compare: { revision: options.compare!, commit: compared.commit, samples, forgotten } } : {}),
   };
   const markdown = resultsMarkdown(report);
   const resultsFile = join(options.out, 'results.md');

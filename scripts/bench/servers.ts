@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listeningPort } from './proc.js';
 
@@ -91,6 +92,29 @@ export function prepareCompare(root: string, work: string, revision: string): { 
     check(tsc(root, dir), `the build of ${revision} in ${dir}`);
   }
   return { command: { kind: 'dist', args: [join(dir, 'dist/server.js')] }, dir, commit };
+}
+
+/**
+ * Makes an SQLite copy of the data readable by the compared build: the migrations it does not
+ * know (added after it) are forgotten in the copy's migration table, so that it starts on the
+ * same rows rather than refusing a database a newer version migrated. Sound while those
+ * migrations only add what the older build never reads (columns, indexes, tables); the run's
+ * log names them. Answers their names.
+ */
+export function forgetNewerMigrations(file: string, compareDir: string): string[] {
+  const known = readdirSync(join(compareDir, 'src/store/migrations'))
+    .filter((name) => /^\d{4}_\w+\.ts$/.test(name))
+    .map((name) => name.slice(0, -3));
+  const db = new Database(file);
+  try {
+    const recorded = (db.prepare('select name from kysely_migration').all() as Array<{ name: string }>).map((row) => row.name);
+    const newer = recorded.filter((name) => !known.includes(name));
+    const forget = db.prepare('delete from kysely_migration where name = ?');
+    for (const name of newer) forget.run(name);
+    return newer;
+  } finally {
+    db.close();
+  }
 }
 
 /** Spawns `node <args>` and waits until it listens and answers `probePath` with a 2xx/4xx. */

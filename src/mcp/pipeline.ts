@@ -103,10 +103,10 @@ export class OperationRoutes {
 
   constructor(private readonly app: FastifyInstance) {}
 
-  /** An `onRoute` hook, added after every other plugin's: keeps each operation's route options. */
+  /** An `onRoute` hook, added after every other plugin's: keeps each operation's route options (not the HEAD route Fastify adds beside a GET). */
   readonly capture = (options: RouteOptions): void => {
     const operationId = options.config?.operationId;
-    if (operationId) this.captured.set(operationId, options);
+    if (operationId && options.method !== 'HEAD') this.captured.set(operationId, options);
   };
 
   private route(operationId: string): Route {
