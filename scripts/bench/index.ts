@@ -157,15 +157,17 @@ try {
       return measureWebhooks({ ...options, root, command, secret, databases: databasesOf, meta: datasets.full.meta, request, log });
     });
   }
-  await dropDatabases();
 
   const summaries = new Map(operations.map((op) => [op.id, summarize(op, mapEngines(engines, (e) => recorded[e]!.get(op.id)!), samples.get(op.id)!)]));
   const checks = [...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...(webhooks ? webhookTargets(webhooks) : []), ...(mcp ? mcpTargets(mcp) : [])];
-  log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling SQLite's misses`);
+  log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling the misses`);
   const profiles = await profileMisses(checks, {
-    root, command, secret, dir: join(options.work, 'profiles'), freshDb: () => runCopy(datasets.full, 'profile'),
+    root, command, secret, dir: join(options.work, 'profiles'), hotCompanyId: datasets.full.meta.hotCompanyId,
+    // SQLite: a fresh copy per profile; PostgreSQL: its full-scale database, dropped after the profiles.
+    database: (e) => (e === 'sqlite' ? runCopy(datasets.full, 'profile') : urls[e]?.full),
     requests: requests.full, connections: options.connections, duration: options.duration, max: options.maxProfiles, log,
   });
+  await dropDatabases();
 
   const { connections, duration, rounds, warmup, seed } = options;
   const report: ReportInput = {

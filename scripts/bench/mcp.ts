@@ -110,13 +110,21 @@ async function checkCall(url: string, request: OpRequest): Promise<{ ok: boolean
   return ok ? { ok } : { ok, detail: `${response.status} ${text.slice(0, 300)}` };
 }
 
-export async function measureMcp(s: McpSettings): Promise<McpResult> {
-  const store = await openStore(s.databaseUrl, { migrate: false });
+/** Raises `company`'s own token limit to BUDGET in the database at `databaseUrl`. */
+export async function raiseBudget(databaseUrl: string, company: string): Promise<void> {
+  const store = await openStore(databaseUrl, { migrate: false });
   try {
-    await store.db.updateTable('companies').set({ mcp_token_limit: BUDGET }).where('id', '=', s.meta.hotCompanyId).execute();
+    await store.db.updateTable('companies').set({ mcp_token_limit: BUDGET }).where('id', '=', company).execute();
   } finally {
     await store.close();
   }
+}
+
+/** The tool call of a measured operation, for its CPU profile. */
+export const mcpProfileRequest = (id: string, http: OpRequest): OpRequest => mcpRequest(MEASURED[id], http);
+
+export async function measureMcp(s: McpSettings): Promise<McpResult> {
+  await raiseBudget(s.databaseUrl, s.meta.hotCompanyId);
   const sides = s.operations.map((op) => {
     const http = s.requests.get(op.id)!;
     return { op, http, mcp: mcpRequest(MEASURED[op.id], http) };
@@ -171,11 +179,13 @@ export function mcpTargets(results: PerEngine<McpResult>): TargetCheck[] {
       return {
         engine, target: `CPU per MCP call ≤ ${TARGETS.mcpCpu}× the same ${o.kind} over HTTP`, subject: `${o.tool} through MCP (${o.label})`,
         value: `${times(s.cpuRatio)} (${n0(s.mcp.cpuUs)} µs against ${n0(s.http.cpuUs)} µs)${broken}`, met: !broken && s.cpuRatio <= TARGETS.mcpCpu,
+        profile: `mcp:${o.id}`,
       };
     }),
     {
       engine, target: `Peak RSS with MCP in use < ${TARGETS.mcpRssMiB} MiB`, subject: 'API server, full scale, after the MCP measurement (VmHWM)',
       value: `${mib(results[engine]!.peakRssKb)} MiB`, met: results[engine]!.peakRssKb > 0 && results[engine]!.peakRssKb / 1024 < TARGETS.mcpRssMiB,
+      profile: `mcp:${results[engine]!.operations[0]?.id ?? ''}`,
     },
   ]);
 }

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { choosePostgres, redacted, type PostgresChoice } from './postgres.js';
 
 const USAGE = `usage: npm run bench -- [--scale 1] [--small-ratio 0.01] [--seed bench] [--duration 3] [--rounds 3]
-  [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 12]
+  [--connections 10] [--warmup 0.5] [--out bench] [--work bench/work] [--server dist|tsx] [--max-profiles 40]
   [--only OperationId,...] [--compare <git revision>] [--postgres postgres://…|off] [--webhooks on|off] [--mcp on|off]
   [--tracing on|off]
 Writes <out>/results.md with this run alone (git keeps the earlier ones); cached data sets, CPU profiles
@@ -34,7 +34,7 @@ export function parseOptions(argv: string[], root: string, env: Record<string, s
     out: { type: 'string', default: 'bench' },
     work: { type: 'string', default: 'bench/work' },
     server: { type: 'string', default: 'dist' },
-    'max-profiles': { type: 'string', default: '12' },
+    'max-profiles': { type: 'string', default: '40' },
     only: { type: 'string', default: '' },
     compare: { type: 'string' },
     postgres: { type: 'string' },

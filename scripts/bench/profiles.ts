@@ -3,6 +3,8 @@ import { SourceMap } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from './load.js';
+import { mcpProfileRequest, raiseBudget } from './mcp.js';
+import { ENGINE_LABEL, type Engine } from './measure.js';
 import { OPERATIONS, type OpRequest } from './operations.js';
 import { startApi, type ServerCommand } from './servers.js';
 import type { TargetCheck } from './summary.js';
@@ -21,7 +23,8 @@ export interface ProfileSummary {
 }
 
 export interface ProfileReport {
-  /** what ran while profiling: an operation's label, or start-up */
+  engine: Engine;
+  /** what ran while profiling: an operation's label, its tool call, or start-up */
   subject: string;
   targets: string[];
   summary?: ProfileSummary;
@@ -104,8 +107,10 @@ export interface ProfileSettings {
   command: ServerCommand;
   secret: string;
   dir: string;
-  /** the DATABASE_URL of a fresh copy of the full-scale SQLite data set */
-  freshDb: () => string;
+  /** the DATABASE_URL to profile an engine on: a fresh copy of the full-scale SQLite data, PostgreSQL's full-scale database */
+  database: (engine: Engine) => string | undefined;
+  /** the company whose token the requests carry (its MCP budget is raised for a tool call's profile) */
+  hotCompanyId: string;
   requests: Map<string, OpRequest>;
   connections: number;
   duration: number;
@@ -114,31 +119,41 @@ export interface ProfileSettings {
 }
 
 /**
- * One CPU profile per operation (or start-up) behind a missed target on SQLite, whose server
- * process does all the work (on PostgreSQL part of it is another process's): the full-scale
- * server started afresh under `node --cpu-prof`, loaded as in the measurement, then stopped
- * gracefully so V8 writes the profile, which is then summarised.
+ * One CPU profile per engine and operation (its HTTP request, or its MCP tool call), or
+ * start-up, behind a missed target: the full-scale server started afresh under
+ * `node --cpu-prof`, loaded as in the measurement, then stopped gracefully so V8 writes the
+ * profile, which is then summarised. On PostgreSQL part of the work is the database server's,
+ * which no profile of the API shows.
  */
 export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): Promise<ProfileReport[]> {
-  const wanted = new Map<string, string[]>();
-  for (const check of checks.filter((c) => !c.met && c.engine === 'sqlite' && c.profile)) {
-    wanted.set(check.profile!, [...(wanted.get(check.profile!) ?? []), `${check.target} (${check.subject}: ${check.value})`]);
+  const wanted = new Map<string, { engine: Engine; subject: string; targets: string[] }>();
+  for (const check of checks.filter((c) => !c.met && c.profile)) {
+    const key = `${check.engine} ${check.profile}`;
+    const entry = wanted.get(key) ?? { engine: check.engine, subject: check.profile!, targets: [] };
+    entry.targets.push(`${check.target} (${check.subject}: ${check.value})`);
+    wanted.set(key, entry);
   }
   const reports: ProfileReport[] = [];
-  for (const [subject, targets] of [...wanted].slice(0, s.max)) {
-    const op = OPERATIONS.find((o) => o.id === subject);
-    const report: ProfileReport = { subject: op ? `${op.label} under load` : 'Start-up (spawn to first answer)', targets };
+  for (const { engine, subject, targets } of [...wanted.values()].slice(0, s.max)) {
+    const mcp = subject.startsWith('mcp:');
+    const op = OPERATIONS.find((o) => o.id === (mcp ? subject.slice(4) : subject));
+    const label = op ? `${op.label}${mcp ? ' through MCP' : ''} under load` : 'Start-up (spawn to first answer)';
+    const report: ProfileReport = { engine, subject: label, targets };
     // One directory per subject: V8 writes a profile per thread (tsx adds a loader thread).
-    const dir = join(s.dir, subject);
+    const dir = join(s.dir, `${engine}-${subject.replace(':', '-')}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {
-      const server = await startApi(s.root, s.command, s.freshDb(), s.secret, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+      const database = s.database(engine);
+      if (!database) throw new Error(`no ${ENGINE_LABEL[engine]} database to profile on`);
+      if (mcp) await raiseBudget(database, s.hotCompanyId);
+      const server = await startApi(s.root, s.command, database, s.secret, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
       let window: { fromUs: number; toUs: number } | undefined;
       try {
         if (op) {
+          const http = s.requests.get(op.id)!;
           const fromUs = monotonicUs();
-          await runLoad(server.url, s.requests.get(op.id)!, { connections: s.connections, duration: s.duration, expectStatus: op.status, seed: `profile:${op.id}` });
+          await runLoad(server.url, mcp ? mcpProfileRequest(op.id, http) : http, { connections: s.connections, duration: s.duration, expectStatus: mcp ? 200 : op.status, seed: `profile:${subject}` });
           window = { fromUs, toUs: monotonicUs() };
         }
       } finally {
@@ -148,10 +163,10 @@ export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): 
       const busy = (p: ProfileSummary) => p.totalMs * (1 - p.idleShare);
       report.summary = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(dir, f), s.root, window)).sort((a, b) => busy(b) - busy(a))[0];
       if (!report.summary) throw new Error('the server wrote no .cpuprofile');
-      s.log(`profiled ${subject}: top ${report.summary.functions.slice(0, 3).map((f) => `${f.name} ${(f.share * 100).toFixed(0)}%`).join(', ')}`);
+      s.log(`profiled ${subject} on ${ENGINE_LABEL[engine]}: top ${report.summary.functions.slice(0, 3).map((f) => `${f.name} ${(f.share * 100).toFixed(0)}%`).join(', ')}`);
     } catch (err) {
       report.error = (err as Error).message.split('\n')[0];
-      s.log(`profile of ${subject} failed: ${report.error}`);
+      s.log(`profile of ${subject} on ${ENGINE_LABEL[engine]} failed: ${report.error}`);
     }
     reports.push(report);
   }

@@ -185,9 +185,9 @@ function targetsMarkdown(checks: TargetCheck[], engines: Engine[]): string[] {
 
 function profilesMarkdown(profiles: ProfileReport[]): string[] {
   if (profiles.length === 0) return [];
-  const lines = ['', '### CPU profiles of the missed targets on SQLite', '', 'Self time of the server process under the same load (`node --cpu-prof`), busy time only; locations mapped from dist/ to src/ through the source maps.'];
+  const lines = ['', '### CPU profiles of the missed targets', '', 'Self time of the server process under the same load (`node --cpu-prof`), busy time only; locations mapped from dist/ to src/ through the source maps. On PostgreSQL part of the work is the database server\'s, which no profile of the API shows.'];
   for (const p of profiles) {
-    lines.push('', `#### ${p.subject}`, '', `Explains: ${p.targets.join('; ')}.`, '');
+    lines.push('', `#### ${p.subject}, ${ENGINE_LABEL[p.engine]}`, '', `Explains: ${p.targets.join('; ')}.`, '');
     if (!p.summary) {
       lines.push(`Profile not taken: ${p.error ?? 'unknown error'}.`);
       continue;

@@ -3,6 +3,8 @@ import type { Operation } from './operations.js';
 
 export const TARGETS = {
   read: 0.6, write: 0.4, csv: 0.8, growth: 1.5, rssMiB: 200, startupMs: 2000, delivery: 1.1,
+  /** the writes per second a delivering node keeps at full load, as a share of a node that does not deliver */
+  deliveryCapacity: 0.75,
   /** the API's CPU per request ÷ the bare SQL baseline's (baseline-sql.ts), reads and writes */
   cpuRead: 1.5, cpuWrite: 2,
   /** the API process's CPU per read on PostgreSQL ÷ on SQLite (the database server aside) */
@@ -17,7 +19,7 @@ export interface TargetCheck {
   subject: string;
   value: string;
   met: boolean;
-  /** what a CPU profile should look at when missed: an operation id or 'startup'; none for the webhook measurement's */
+  /** what a CPU profile should look at when missed: an operation id, `mcp:` and an operation id (its tool call), or 'startup'; none for the webhook measurement's */
   profile?: string;
 }
 

@@ -69,8 +69,9 @@ t.test('ratios are with / without delivery per round, and the verdicts follow th
   t.equal(full.ratio.p50, 1.5, 'the median of the per-round ratios');
   t.equal(full.rps.on, 100 / 1.5);
   const verdicts = (r: WebhookResult) => webhookTargets({ sqlite: r }).map((c) => c.met);
-  t.same(verdicts(result), [false, true, true, true], 'full load missed, light load within 10%, order and delivery met');
-  t.same(verdicts({ ...result, order: [...result.order, { answerMs: 5, lagMs: -0.5, sameData: true }] })[2], false, 'a delivery before its answer misses');
-  t.same(verdicts({ ...result, deliveries: { ...deliveries, missing: 1 } })[3], false, 'an event never delivered misses');
-  t.same(verdicts({ ...result, deliveries: { ...deliveries, baselineReceived: 1 } })[3], false, 'a delivery from the server without delivery misses');
+  t.same(verdicts(result), [false, true, false, true, true], 'full load missed, light load within 10%, capacity (0.67×) missed, order and delivery met');
+  t.same(verdicts({ ...result, rounds: [round(1.2), round(1.3), round(1.1)] })[2], true, 'a delivering node keeping 0.77× of the writes meets the capacity target');
+  t.same(verdicts({ ...result, order: [...result.order, { answerMs: 5, lagMs: -0.5, sameData: true }] })[3], false, 'a delivery before its answer misses');
+  t.same(verdicts({ ...result, deliveries: { ...deliveries, missing: 1 } })[4], false, 'an event never delivered misses');
+  t.same(verdicts({ ...result, deliveries: { ...deliveries, baselineReceived: 1 } })[4], false, 'a delivery from the server without delivery misses');
 });
