@@ -6,7 +6,7 @@ import { runLoad } from './load.js';
 import { mcpProfileRequest, raiseBudget } from './mcp.js';
 import { ENGINE_LABEL, type Engine } from './measure.js';
 import { OPERATIONS, type OpRequest } from './operations.js';
-import { startApi, type ServerCommand } from './servers.js';
+import { startApi, type Child, type ServerCommand } from './servers.js';
 import type { TargetCheck } from './summary.js';
 
 // CPU profiles of the missed targets: the server under `node --cpu-prof`, its .cpuprofile
@@ -102,6 +102,37 @@ function summarizeProfile(file: string, root: string, window?: { fromUs: number;
   };
 }
 
+/**
+ * The CPU profile of a server under load: `start` spawns it with `nodeArgs` (V8's profiler,
+ * writing into `dir`), `load` runs against its URL, then it is stopped gracefully so V8 writes
+ * the profile; the busiest thread's profile is summarised over the load alone (none: start-up).
+ */
+export async function profileServer(
+  root: string,
+  dir: string,
+  start: (nodeArgs: string[]) => Promise<Child>,
+  load?: (url: string) => Promise<unknown>,
+): Promise<ProfileSummary> {
+  // One directory per profile: V8 writes a profile per thread (tsx adds a loader thread).
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const server = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  let window: { fromUs: number; toUs: number } | undefined;
+  try {
+    if (load) {
+      const fromUs = monotonicUs();
+      await load(server.url);
+      window = { fromUs, toUs: monotonicUs() };
+    }
+  } finally {
+    await server.stop();
+  }
+  const busy = (p: ProfileSummary) => p.totalMs * (1 - p.idleShare);
+  const summary = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(dir, f), root, window)).sort((a, b) => busy(b) - busy(a))[0];
+  if (!summary) throw new Error('the server wrote no .cpuprofile');
+  return summary;
+}
+
 export interface ProfileSettings {
   root: string;
   command: ServerCommand;
@@ -139,30 +170,19 @@ export async function profileMisses(checks: TargetCheck[], s: ProfileSettings): 
     const op = OPERATIONS.find((o) => o.id === (mcp ? subject.slice(4) : subject));
     const label = op ? `${op.label}${mcp ? ' through MCP' : ''} under load` : 'Start-up (spawn to first answer)';
     const report: ProfileReport = { engine, subject: label, targets };
-    // One directory per subject: V8 writes a profile per thread (tsx adds a loader thread).
-    const dir = join(s.dir, `${engine}-${subject.replace(':', '-')}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
     try {
       const database = s.database(engine);
       if (!database) throw new Error(`no ${ENGINE_LABEL[engine]} database to profile on`);
       if (mcp) await raiseBudget(database, s.hotCompanyId);
-      const server = await startApi(s.root, s.command, database, s.secret, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-      let window: { fromUs: number; toUs: number } | undefined;
-      try {
-        if (op) {
-          const http = s.requests.get(op.id)!;
-          const fromUs = monotonicUs();
-          await runLoad(server.url, mcp ? mcpProfileRequest(op.id, http) : http, { connections: s.connections, duration: s.duration, expectStatus: mcp ? 200 : op.status, seed: `profile:${subject}` });
-          window = { fromUs, toUs: monotonicUs() };
-        }
-      } finally {
-        await server.stop();
-      }
-      // The main thread's profile is the busy one.
-      const busy = (p: ProfileSummary) => p.totalMs * (1 - p.idleShare);
-      report.summary = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => summarizeProfile(join(dir, f), s.root, window)).sort((a, b) => busy(b) - busy(a))[0];
-      if (!report.summary) throw new Error('the server wrote no .cpuprofile');
+      const http = op ? s.requests.get(op.id)! : undefined;
+      report.summary = await profileServer(
+        s.root,
+        join(s.dir, `${engine}-${subject.replace(':', '-')}`),
+        (nodeArgs) => startApi(s.root, s.command, database, s.secret, { nodeArgs }),
+        op && http
+          ? (url) => runLoad(url, mcp ? mcpProfileRequest(op.id, http) : http, { connections: s.connections, duration: s.duration, expectStatus: mcp ? 200 : op.status, seed: `profile:${subject}` })
+          : undefined,
+      );
       s.log(`profiled ${subject} on ${ENGINE_LABEL[engine]}: top ${report.summary.functions.slice(0, 3).map((f) => `${f.name} ${(f.share * 100).toFixed(0)}%`).join(', ')}`);
     } catch (err) {
       report.error = (err as Error).message.split('\n')[0];

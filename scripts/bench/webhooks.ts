@@ -8,6 +8,7 @@ import type { BenchMeta } from './bulk.js';
 import { runLoad, runPaced, type LoadResult } from './load.js';
 import type { MeasureOptions } from './measure.js';
 import type { OpRequest } from './operations.js';
+import { profileServer, type ProfileSummary } from './profiles.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { startApi, type Child, type ServerCommand } from './servers.js';
 import { median } from './summary.js';
@@ -58,6 +59,9 @@ export interface WebhookResult {
   rounds: WebhookRound[];
   order: OrderCheck[];
   deliveries: DeliveryCount;
+  /** the delivering server's CPU profile under full load, its deliveries made (when `profileDir` was given) */
+  profile?: ProfileSummary;
+  profileError?: string;
 }
 
 export interface WebhookSettings extends MeasureOptions {
@@ -69,7 +73,12 @@ export interface WebhookSettings extends MeasureOptions {
   databases: Record<Side, string>;
   meta: BenchMeta;
   request: OpRequest;
+  /** where the delivering server's CPU profile is written; none: no profile */
+  profileDir?: string;
 }
+
+/** A server that delivers, to the receiver on 127.0.0.1. */
+const DELIVERING = { WEBHOOK_DELIVERY: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
 
 async function withStore<T>(databaseUrl: string, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(databaseUrl);
@@ -97,7 +106,7 @@ export async function measureWebhooks(s: WebhookSettings): Promise<WebhookResult
       });
     }
     servers.off = await startApi(s.root, s.command, s.databases.off, s.secret);
-    servers.on = await startApi(s.root, s.command, s.databases.on, s.secret, { env: { WEBHOOK_DELIVERY: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    servers.on = await startApi(s.root, s.command, s.databases.on, s.secret, { env: DELIVERING });
     outbox = await openStore(s.databases.on);
     const sent = { answered: 0, drainMs: 0 };
     // After each run with delivery its deliveries are made before the next run starts, so none meets a backlog.
@@ -138,7 +147,20 @@ export async function measureWebhooks(s: WebhookSettings): Promise<WebhookResult
     await Promise.all([servers.off.stop(), servers.on.stop()]);
     const deliveries = await count(outbox, s.databases.off, receiver, before, sent);
     s.log(`webhooks: ${JSON.stringify(deliveries)}`);
-    return { operation: WEBHOOK_OPERATION, event: WEBHOOK_EVENT, rate, steadySeconds: duration, rounds, order, deliveries };
+    const result: WebhookResult = { operation: WEBHOOK_OPERATION, event: WEBHOOK_EVENT, rate, steadySeconds: duration, rounds, order, deliveries };
+    // Counted above: the profile's writes and deliveries are its own. Its window holds the load
+    // and the deliveries that follow it, all the delivering work the writes caused.
+    if (s.profileDir) {
+      try {
+        result.profile = await profileServer(s.root, s.profileDir, (nodeArgs) => startApi(s.root, s.command, s.databases.on, s.secret, { nodeArgs, env: DELIVERING }), async (url) => {
+          await runLoad(url, s.request, { ...settings, duration: s.duration, seed: `${s.seed}:webhooks:profile` });
+          await drain(outbox!);
+        });
+      } catch (err) {
+        result.profileError = (err as Error).message.split('\n')[0];
+      }
+    }
+    return result;
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     await outbox?.close();
