@@ -8,7 +8,7 @@ import type { McpTool } from './tools.js';
  * request, its checks of the message and of the result, a web Response read back) cost more
  * than the operation it runs. A request the SDK would take as a well-formed 2026-07-28
  * `tools/call` of a known tool, and that needs nothing but its result, is answered here: the
- * same tool call (server.ts `callTool`), written as the SDK writes its answer, byte for byte
+ * same tool call (server.ts `answerTool`), written as the SDK writes its answer, byte for byte
  * (test/mcp/direct.test.ts holds the two side by side). Anything else, any doubt included,
  * goes to the SDK: other methods, the 2025 revisions, batches, unknown tools, and any header
  * or member this path does not know.

@@ -198,13 +198,14 @@ export class OperationRoutes {
 }
 
 /** The route's validation as Fastify runs it: the path, then the body, then the query string; the first part refused is the refusal. */
+const PARTS: ReadonlyArray<[Part, 'params' | 'body' | 'query']> = [
+  ['params', 'params'],
+  ['body', 'body'],
+  ['querystring', 'query'],
+];
+
 function validate(request: FastifyRequest, validators: Partial<Record<Part, Validator>>): void {
-  const parts: Array<[Part, 'params' | 'body' | 'query']> = [
-    ['params', 'params'],
-    ['body', 'body'],
-    ['querystring', 'query'],
-  ];
-  for (const [part, property] of parts) {
+  for (const [part, property] of PARTS) {
     const validator = validators[part];
     // Fastify validates a body by its media type: a request without one has none to validate.
     if (!validator || (part === 'body' && request.body === undefined)) continue;

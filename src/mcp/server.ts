@@ -55,7 +55,7 @@ function namedCompany(args: Record<string, unknown>): unknown {
  * One tool call: refused before it runs when the company is over its budget, else run
  * through the operation's route and metered. Throws only on a fault of the server.
  */
-export async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
+async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
   const name = tool.definition.name;
   const metered = !UNMETERED.has(name);
   const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
@@ -92,9 +92,19 @@ function toolResult(answers: Answers, answer: ToolAnswer): CallToolResult {
 /** A fault of the server says no more over MCP than over HTTP. */
 export const FAULT_MESSAGE = 'An unexpected error occurred.';
 
-export async function createMcpServer(app: FastifyInstance, tools: McpTool[], routes: OperationRoutes): Promise<McpHttpHandler> {
+/** A tool call whose fault of the server is logged and counted, and answered as undefined: each path answers it as the SDK does. */
+export async function answerTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer | undefined> {
+  try {
+    return await callTool(app, routes, tool, args, from);
+  } catch (err) {
+    from.request.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
+    app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
+    return undefined;
+  }
+}
+
+export async function createMcpServer(app: FastifyInstance, tools: McpTool[], byName: ReadonlyMap<string, McpTool>, routes: OperationRoutes): Promise<McpHttpHandler> {
   const { createMcpHandler, ProtocolError, ProtocolErrorCode, Server } = await import('@modelcontextprotocol/server');
-  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
 
   return createMcpHandler(
     ({ authInfo }) => {
@@ -106,14 +116,9 @@ export async function createMcpServer(app: FastifyInstance, tools: McpTool[], ro
       server.setRequestHandler('tools/call', async (request) => {
         const tool = byName.get(request.params.name);
         if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-        let result: CallToolResult;
-        try {
-          result = toolResult(from.answers, await callTool(app, routes, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from));
-        } catch (err) {
-          app.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
-          app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
-          throw new ProtocolError(ProtocolErrorCode.InternalError, FAULT_MESSAGE);
-        }
+        const answer = await answerTool(app, routes, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from);
+        if (!answer) throw new ProtocolError(ProtocolErrorCode.InternalError, FAULT_MESSAGE);
+        const result = toolResult(from.answers, answer);
         return server.projectCallToolResult(result, tool.definition.outputSchema);
       });
       return server;

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 import { Answers } from '../mcp/answers.js';
 import { OperationRoutes } from '../mcp/pipeline.js';
 import { directAnswer, directCall, directFault } from '../mcp/direct.js';
-import { callTool, createMcpServer, FAULT_MESSAGE, type McpCaller } from '../mcp/server.js';
+import { answerTool, createMcpServer, FAULT_MESSAGE, type McpCaller } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
 
@@ -107,20 +107,13 @@ export const mcpPlugin = fp(
         // A plain tools/call of the current revision is answered directly, as the SDK answers it (direct.ts).
         const direct = directCall(request, await loadSdk(), byName);
         if (direct) {
-          let text: string;
-          try {
-            text = directAnswer(direct.id, await callTool(app, routes, direct.tool, direct.args, { caller, request, reply }));
-          } catch (err) {
-            request.log.error({ err, tool: direct.tool.definition.name }, 'MCP tool call failed');
-            app.metrics.mcpToolCall(direct.tool.definition.name, 'error', 0);
-            text = directFault(direct.id, FAULT_MESSAGE);
-          }
-          return reply.type('application/json').send(text);
+          const answer = await answerTool(app, routes, direct.tool, direct.args, { caller, request, reply });
+          return reply.type('application/json').send(answer ? directAnswer(direct.id, answer) : directFault(direct.id, FAULT_MESSAGE));
         }
         const authorization = request.headers.authorization!;
         const answers = new Answers();
         const mcpCaller: McpCaller = { caller, request, reply, answers };
-        handler ??= createMcpServer(app, tools, routes);
+        handler ??= createMcpServer(app, tools, byName, routes);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).
           authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
