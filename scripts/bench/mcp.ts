@@ -5,8 +5,8 @@ import { ENGINE_LABEL, enginesOf, type MeasureOptions, type PerEngine } from './
 import type { Operation, OpRequest } from './operations.js';
 import { peakRssOf } from './proc.js';
 import type { Child } from './servers.js';
-import { median, TARGETS, type TargetCheck } from './summary.js';
-import { markdownTable, mib, n0, n2, times } from './tables.js';
+import { summarizeTurns, TARGETS, type TargetCheck } from './summary.js';
+import { markdownTable, mib, n0, times, turnColumns } from './tables.js';
 
 // The requirement on the MCP server (docs/decisions.md, "The MCP server"): a tool call costs
 // at most 1.5× the CPU of the same operation over HTTP, token counting included, and the
@@ -164,10 +164,8 @@ const describe = (r: McpRound) =>
 
 /** An operation's medians over the rounds, and the median of the per-round MCP / HTTP CPU ratios. */
 export function summarizeMcp(o: McpOperationResult) {
-  const of = (side: McpSide, pick: (r: LoadResult) => number | undefined) => median(o.rounds.map((r) => pick(r[side]) ?? NaN));
-  const figures = (side: McpSide) => ({ rps: of(side, (r) => r.rps), p50: of(side, (r) => r.p50), p99: of(side, (r) => r.p99), cpuUs: of(side, (r) => r.cpuUsPerRequest) });
-  const unexpected = o.rounds.reduce((n, r) => n + r.http.unexpected + r.mcp.unexpected, 0);
-  return { http: figures('http'), mcp: figures('mcp'), cpuRatio: median(o.rounds.map((r) => (r.mcp.cpuUsPerRequest ?? NaN) / (r.http.cpuUsPerRequest ?? NaN))), unexpected };
+  const { base: http, other: mcp, cpuRatio, unexpected } = summarizeTurns(o.rounds, 'http', 'mcp');
+  return { http, mcp, cpuRatio, unexpected };
 }
 
 /** Per engine: the CPU of each measured operation through MCP against over HTTP, and the peak RSS. */
@@ -195,10 +193,6 @@ export function mcpMarkdown(results: PerEngine<McpResult> | undefined): string[]
   const engines = enginesOf(results);
   const rows = engines.flatMap((engine) => results[engine]!.operations.map((o) => ({ engine, o, s: summarizeMcp(o) })));
   type Row = (typeof rows)[number];
-  const pair = (title: string, pick: (f: Row['s']['http']) => number, format: (x: number) => string) => [
-    { title: `HTTP ${title}`, right: true, cell: (r: Row) => format(pick(r.s.http)) },
-    { title: `MCP ${title}`, right: true, cell: (r: Row) => format(pick(r.s.mcp)) },
-  ];
   return [
     '### MCP',
     '',
@@ -211,11 +205,7 @@ export function mcpMarkdown(results: PerEngine<McpResult> | undefined): string[]
     ...markdownTable<Row>([
       { title: 'Engine', cell: (r) => ENGINE_LABEL[r.engine] },
       { title: 'Operation', cell: (r) => `${r.o.label}${r.o.ok && r.s.unexpected === 0 ? '' : ' ⚠'}` },
-      ...pair('req/s', (f) => f.rps, n0),
-      ...pair('p50 ms', (f) => f.p50, n2),
-      ...pair('p99 ms', (f) => f.p99, n2),
-      ...pair('CPU µs', (f) => f.cpuUs, n0),
-      { title: 'MCP / HTTP CPU', right: true, cell: (r) => times(r.s.cpuRatio) },
+      ...turnColumns<Row>(['HTTP', 'MCP'], (r) => [r.s.http, r.s.mcp], { title: 'MCP / HTTP CPU', of: (r) => r.s.cpuRatio }),
     ], rows),
     '',
     `Peak RSS of that server after the MCP measurement (VmHWM over its whole run, MCP included): ${engines.map((e) => `${ENGINE_LABEL[e]} ${mib(results[e]!.peakRssKb)} MiB`).join(', ')}.`,

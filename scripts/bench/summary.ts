@@ -117,3 +117,21 @@ export function checkTargets(ops: Operation[], summaries: Map<string, OpSummary>
   }
   return checks;
 }
+
+/** What a round of a measurement in turns holds of each side: a load result's figures. */
+type TurnResult = { rps: number; p50: number; p99: number; cpuUsPerRequest?: number; unexpected: number };
+
+/**
+ * Two sides measured in turns, round by round: each side's medians, the median of the
+ * per-round CPU ratios of `other` to `base`, and the answers of either with an unexpected status.
+ */
+export function summarizeTurns<S extends string>(rounds: Array<Record<S, TurnResult>>, base: S, other: S) {
+  const of = (side: S, pick: (r: TurnResult) => number | undefined) => median(rounds.map((r) => pick(r[side]) ?? NaN));
+  const figures = (side: S) => ({ rps: of(side, (r) => r.rps), p50: of(side, (r) => r.p50), p99: of(side, (r) => r.p99), cpuUs: of(side, (r) => r.cpuUsPerRequest) });
+  return {
+    base: figures(base),
+    other: figures(other),
+    cpuRatio: median(rounds.map((r) => (r[other].cpuUsPerRequest ?? NaN) / (r[base].cpuUsPerRequest ?? NaN))),
+    unexpected: rounds.reduce((n, r) => n + r[base].unexpected + r[other].unexpected, 0),
+  };
+}

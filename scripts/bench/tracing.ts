@@ -4,8 +4,8 @@ import { runLoad, type LoadResult } from './load.js';
 import { ENGINE_LABEL, enginesOf, type MeasureOptions, type PerEngine } from './measure.js';
 import type { Operation, OpRequest } from './operations.js';
 import { startApi, type Child, type ServerCommand } from './servers.js';
-import { median } from './summary.js';
-import { markdownTable, n0, n2, times } from './tables.js';
+import { summarizeTurns } from './summary.js';
+import { markdownTable, n0, turnColumns } from './tables.js';
 
 // What tracing costs (docs/decisions.md, "Traces"). Off, the server loads nothing of the
 // OpenTelemetry SDK: each request and SQL statement asks one variable and goes on, so the
@@ -94,10 +94,8 @@ export async function measureTracing(s: TracingSettings): Promise<TracingResult>
 
 /** An operation's medians over the rounds, each side, and the median of the per-round on / off CPU ratios. */
 function summarizeTracing(rounds: TracingRound[]) {
-  const of = (side: TracingSide, pick: (r: LoadResult) => number | undefined) => median(rounds.map((r) => pick(r[side]) ?? NaN));
-  const figures = (side: TracingSide) => ({ rps: of(side, (r) => r.rps), p50: of(side, (r) => r.p50), p99: of(side, (r) => r.p99), cpuUs: of(side, (r) => r.cpuUsPerRequest) });
-  const unexpected = rounds.reduce((n, r) => n + r.off.unexpected + r.on.unexpected, 0);
-  return { off: figures('off'), on: figures('on'), cpuRatio: median(rounds.map((r) => (r.on.cpuUsPerRequest ?? NaN) / (r.off.cpuUsPerRequest ?? NaN))), unexpected };
+  const { base: off, other: on, cpuRatio, unexpected } = summarizeTurns(rounds, 'off', 'on');
+  return { off, on, cpuRatio, unexpected };
 }
 
 export function tracingMarkdown(results: PerEngine<TracingResult> | undefined): string[] {
@@ -105,10 +103,6 @@ export function tracingMarkdown(results: PerEngine<TracingResult> | undefined): 
   const engines = enginesOf(results);
   const rows = engines.flatMap((engine) => results[engine]!.operations.map((o) => ({ engine, o, s: summarizeTracing(o.rounds) })));
   type Row = (typeof rows)[number];
-  const pair = (title: string, pick: (f: Row['s']['off']) => number, format: (x: number) => string) => [
-    { title: `off ${title}`, right: true, cell: (r: Row) => format(pick(r.s.off)) },
-    { title: `on ${title}`, right: true, cell: (r: Row) => format(pick(r.s.on)) },
-  ];
   return [
     '### Tracing',
     '',
@@ -121,11 +115,7 @@ export function tracingMarkdown(results: PerEngine<TracingResult> | undefined): 
     ...markdownTable<Row>([
       { title: 'Engine', cell: (r) => ENGINE_LABEL[r.engine] },
       { title: 'Operation', cell: (r) => `${r.o.label}${r.s.unexpected === 0 ? '' : ' ⚠'}` },
-      ...pair('req/s', (f) => f.rps, n0),
-      ...pair('p50 ms', (f) => f.p50, n2),
-      ...pair('p99 ms', (f) => f.p99, n2),
-      ...pair('CPU µs', (f) => f.cpuUs, n0),
-      { title: 'on / off CPU', right: true, cell: (r) => times(r.s.cpuRatio) },
+      ...turnColumns<Row>(['off', 'on'], (r) => [r.s.off, r.s.on], { title: 'on / off CPU', of: (r) => r.s.cpuRatio }),
     ], rows),
     '',
     `Exported by the traced servers: ${engines.map((e) => `${ENGINE_LABEL[e]} ${n0(results[e]!.exports.requests)} requests, ${n0(results[e]!.exports.bytes / 1024)} KiB`).join('; ')}.`,
