@@ -6,31 +6,38 @@
  * It keeps up to MAX_PIECES pieces of up to MAX_LENGTH characters, and starts over when full.
  */
 
-const MAX_PIECES = 50_000;
+const MAX_PIECES = 16_384;
 const MAX_LENGTH = 64;
-const SLOTS = 1 << 17;
+const SLOTS = MAX_PIECES * 2;
 const MASK = SLOTS - 1;
 /** What `get` answers for a piece not kept. */
 export const NOT_KEPT = -1;
 const EMPTY = NOT_KEPT;
+/** A slot's four numbers, side by side so that a probe reads one cache line: the piece's hash, where its characters start, its length, its count. */
+const HASH = 0;
+const START = 1;
+const LENGTH = 2;
+const COUNT = 3;
 
 export class PieceCounts {
-  private readonly hashes = new Int32Array(SLOTS);
-  private readonly starts = new Int32Array(SLOTS);
-  private readonly lengths = new Int32Array(SLOTS);
-  private readonly counts = new Int32Array(SLOTS).fill(EMPTY);
+  private readonly slots = new Int32Array(SLOTS * 4);
   /** the characters of the kept pieces, one after another */
   private readonly chars = new Uint16Array(MAX_PIECES * 8);
   private used = 0;
   private size = 0;
+
+  constructor() {
+    this.clear();
+  }
 
   /** The kept count of text[from, to), or EMPTY. */
   get(text: string, from: number, to: number): number {
     const length = to - from;
     if (length > MAX_LENGTH) return EMPTY;
     const hash = hashOf(text, from, to);
-    for (let slot = hash & MASK; this.counts[slot] !== EMPTY; slot = (slot + 1) & MASK) {
-      if (this.hashes[slot] === hash && this.lengths[slot] === length && this.same(slot, text, from, length)) return this.counts[slot];
+    const slots = this.slots;
+    for (let slot = (hash & MASK) * 4; slots[slot + COUNT] !== EMPTY; slot = (slot + 4) & (MASK * 4 + 3)) {
+      if (slots[slot + HASH] === hash && slots[slot + LENGTH] === length && this.same(slots[slot + START], text, from, length)) return slots[slot + COUNT];
     }
     return EMPTY;
   }
@@ -41,25 +48,25 @@ export class PieceCounts {
     if (length > MAX_LENGTH) return;
     if (this.size >= MAX_PIECES || this.used + length > this.chars.length) this.clear();
     const hash = hashOf(text, from, to);
-    let slot = hash & MASK;
-    while (this.counts[slot] !== EMPTY) slot = (slot + 1) & MASK;
-    this.hashes[slot] = hash;
-    this.starts[slot] = this.used;
-    this.lengths[slot] = length;
-    this.counts[slot] = count;
+    const slots = this.slots;
+    let slot = (hash & MASK) * 4;
+    while (slots[slot + COUNT] !== EMPTY) slot = (slot + 4) & (MASK * 4 + 3);
+    slots[slot + HASH] = hash;
+    slots[slot + START] = this.used;
+    slots[slot + LENGTH] = length;
+    slots[slot + COUNT] = count;
     for (let i = 0; i < length; i++) this.chars[this.used + i] = text.charCodeAt(from + i);
     this.used += length;
     this.size++;
   }
 
-  private same(slot: number, text: string, from: number, length: number): boolean {
-    const start = this.starts[slot];
+  private same(start: number, text: string, from: number, length: number): boolean {
     for (let i = 0; i < length; i++) if (this.chars[start + i] !== text.charCodeAt(from + i)) return false;
     return true;
   }
 
   private clear(): void {
-    this.counts.fill(EMPTY);
+    for (let slot = COUNT; slot < this.slots.length; slot += 4) this.slots[slot] = EMPTY;
     this.used = 0;
     this.size = 0;
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { NOT_KEPT, PieceCounts } from './pieces.js';
+import { splitter } from './split.js';
 
 /**
  * Counts o200k_base tokens as gpt-tokenizer counts them, every string as ordinary text (no
@@ -16,9 +17,8 @@ import { NOT_KEPT, PieceCounts } from './pieces.js';
  *
  * A text's tokens are the sum of its pieces' (a piece split again alone is that one piece),
  * and the answers of one API repeat their pieces (names, punctuation, field names): each
- * piece's count is kept (pieces.ts). The pattern matches every character (anything that is
- * no letter, digit or space is punctuation), so each piece begins where the last one ended
- * and a match's end is all that is read of it.
+ * piece's count is kept (pieces.ts). The pieces are where the pattern ends them, found by
+ * a scan of ASCII text that leaves anything beyond it to the pattern (split.ts).
  */
 
 const NONE = 0x7fffffff;
@@ -32,7 +32,7 @@ export async function loadTokenCounter(): Promise<CountTokens> {
     import('gpt-tokenizer/encodingParams/constants'),
   ]);
   const ranks = vocabulary(data);
-  const split = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
+  const pieceEnd = splitter(O200K_TOKEN_SPLIT_REGEX);
   const encoder = new TextEncoder();
   let scratch = new Uint8Array(256);
   const kept = new PieceCounts();
@@ -47,10 +47,8 @@ export async function loadTokenCounter(): Promise<CountTokens> {
 
   return (text) => {
     let tokens = 0;
-    let from = 0;
-    split.lastIndex = 0;
-    while (split.test(text)) {
-      const to = split.lastIndex;
+    for (let from = 0; from < text.length; ) {
+      const to = pieceEnd(text, from);
       let count = kept.get(text, from, to);
       if (count === NOT_KEPT) {
         count = countPiece(text.slice(from, to));
