@@ -73,7 +73,7 @@ async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: Mcp
     if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
     from.request.recordedEvent = answer.recordedEvent;
   }
-  const tokens = check ? await meter(app.store, check.company, answer.text) : 0;
+  const tokens = check ? await meter(app.store, app.config, check.company, answer.text) : 0;
   app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
   return { text: answer.text, object: answer.object, isError: answer.status !== 200, tokens };
 }
