@@ -2,10 +2,12 @@
  * Where the o200k_base split pattern's next piece ends (docs/decisions.md, "The MCP server").
  * The pattern, with its Unicode classes, was most of the time a count took. An API's answers
  * are nearly all ASCII, and for ASCII the pattern's alternatives reduce to a few runs of one
- * class each, scanned here by hand; wherever the scan would read a character beyond ASCII,
- * that piece is left to the pattern itself. So every piece ends where the pattern ends it
- * (test/mcp/split.test.ts compares the two on generated and real texts), and a pattern that
- * is not the one this scan was written for is used alone.
+ * class each, scanned here by hand over the text's UTF-8 bytes (a typed array reads faster
+ * than a string, above all a string made by concatenation, as serializers make them);
+ * wherever the scan would read a byte beyond ASCII, that piece is left to the pattern itself,
+ * on the text. So every piece ends where the pattern ends it (test/mcp/split.test.ts compares
+ * the two on generated and real texts), and a pattern that is not the one this scan was
+ * written for is used alone.
  *
  * The pattern, alternative by alternative, and what each is for ASCII text:
  * 1. `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` + contraction:
@@ -46,93 +48,149 @@ for (const c of [0x09, 0x0b, 0x0c, 0x20]) CLASS[c] = BLANK;
 CLASS[0x0a] = BREAK;
 CLASS[0x0d] = BREAK;
 
-/** The class of text[at] (nothing is read past the end: such a read is slow). */
-const classAt = (text: string, at: number): number => {
-  if (at >= text.length) return END;
-  const code = text.charCodeAt(at);
-  return code < 128 ? CLASS[code] : OTHER;
+/** The class of bytes[at] (nothing is read past the end). */
+const classAt = (bytes: Uint8Array, at: number, end: number): number => {
+  if (at >= end) return END;
+  const byte = bytes[at];
+  return byte < 128 ? CLASS[byte] : OTHER;
 };
 
-/** text[at]'s code, 0 past the end. */
-const codeAt = (text: string, at: number): number => (at < text.length ? text.charCodeAt(at) : 0);
+/** bytes[at], 0 past the end. */
+const byteAt = (bytes: Uint8Array, at: number, end: number): number => (at < end ? bytes[at] : 0);
 
 /** A piece the scan leaves to the pattern. */
-const UNSURE = -1;
+export const UNSURE = -1;
 
 /** After a run of letters ending at `at`: past the contraction that follows, if one does. */
-function contraction(text: string, at: number): number {
-  if (codeAt(text, at) !== 0x27) return at;
-  const a = codeAt(text, at + 1) | 0x20;
+function contraction(bytes: Uint8Array, at: number, end: number): number {
+  if (byteAt(bytes, at, end) !== 0x27) return at;
+  const a = byteAt(bytes, at + 1, end) | 0x20;
   if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return at + 2; // 's 'd 'm 't
-  const b = codeAt(text, at + 2) | 0x20;
+  const b = byteAt(bytes, at + 2, end) | 0x20;
   if ((a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) || (a === 0x72 && b === 0x65)) return at + 3; // 'll 've 're
   return at;
 }
 
-/** The end of the piece that begins at `from` (< text.length), or UNSURE where ASCII does not decide it. */
-function asciiEnd(text: string, from: number): number {
-  const first = classAt(text, from);
+/**
+ * The end of the piece that begins at `from` in the UTF-8 `bytes` of a text, which end at
+ * `end`; or UNSURE where ASCII does not decide it (the piece may hold a character beyond it).
+ */
+export function asciiPieceEnd(bytes: Uint8Array, from: number, end: number): number {
+  const first = classAt(bytes, from, end);
   if (first === OTHER) return UNSURE;
   // 1 and 2: letters, after one character that is no line break, letter or digit.
   const letters = first === UPPER || first === LOWER ? from : first === BLANK || first === PUNCTUATION ? from + 1 : -1;
   if (letters !== -1) {
     let at = letters;
-    let c = classAt(text, at);
-    while (c === UPPER) c = classAt(text, ++at);
-    while (c === LOWER) c = classAt(text, ++at);
+    let c = classAt(bytes, at, end);
+    while (c === UPPER) c = classAt(bytes, ++at, end);
+    while (c === LOWER) c = classAt(bytes, ++at, end);
     // A character beyond ASCII where a run stopped may be a letter.
     if (c === OTHER) return UNSURE;
-    if (at > letters) return contraction(text, at);
+    if (at > letters) return contraction(bytes, at, end);
     // No letter after it: the leading character begins another kind of piece, below.
   }
   if (first === DIGIT) {
     let at = from + 1;
-    let c = classAt(text, at);
-    while (c === DIGIT && at < from + 3) c = classAt(text, ++at);
+    let c = classAt(bytes, at, end);
+    while (c === DIGIT && at < from + 3) c = classAt(bytes, ++at, end);
     // A digit beyond ASCII would continue the run.
     return c === OTHER && at < from + 3 ? UNSURE : at;
   }
-  // 4: punctuation, after an optional space, then line breaks.
-  const punctuation = first === PUNCTUATION ? from : codeAt(text, from) === 0x20 && classAt(text, from + 1) === PUNCTUATION ? from + 1 : -1;
+  // 4: punctuation, after an optional space, then line breaks and slashes.
+  const punctuation = first === PUNCTUATION ? from : bytes[from] === 0x20 && classAt(bytes, from + 1, end) === PUNCTUATION ? from + 1 : -1;
   if (punctuation !== -1) {
     let at = punctuation;
-    let c = classAt(text, at);
-    while (c === PUNCTUATION) c = classAt(text, ++at);
+    let c = classAt(bytes, at, end);
+    while (c === PUNCTUATION) c = classAt(bytes, ++at, end);
     if (c === OTHER) return UNSURE;
-    for (let code = codeAt(text, at); code === 0x0a || code === 0x0d || code === 0x2f; code = codeAt(text, ++at));
+    for (let byte = byteAt(bytes, at, end); byte === 0x0a || byte === 0x0d || byte === 0x2f; byte = byteAt(bytes, ++at, end));
     return at;
   }
-  if (first !== BLANK && first !== BREAK) return UNSURE;
-  // 5, 6, 7: a run of spaces.
-  let end = from;
+  // 5, 6, 7: a run of spaces (only a space or a line break is left here).
+  let at = from;
   let lastBreak = -1;
   let c = first;
-  for (; c === BLANK || c === BREAK; c = classAt(text, ++end)) if (c === BREAK) lastBreak = end;
+  for (; c === BLANK || c === BREAK; c = classAt(bytes, ++at, end)) if (c === BREAK) lastBreak = at;
+  // A space beyond ASCII would continue the run.
   if (c === OTHER) return UNSURE;
   if (lastBreak !== -1) return lastBreak + 1;
-  if (end === text.length) return end;
-  return end - from >= 2 ? end - 1 : end;
+  if (at === end) return at;
+  return at - from >= 2 ? at - 1 : at;
 }
 
+/** Whether `pattern` is the one asciiPieceEnd reproduces. */
+export const isO200kSplit = (pattern: RegExp) => pattern.source === O200K_SPLIT_SOURCE && pattern.flags.replace('g', '') === 'u';
+
 /**
- * A splitter of texts into the pieces of `pattern` (the library's split pattern): `end(text,
- * from)` is where the piece that begins at `from` ends. The pattern matches at every position
- * (anything that is no letter, digit or space is punctuation), so each piece begins where the
- * last one ended.
+ * `end(text, from)`: where the piece of `pattern` that begins at character `from` ends. The
+ * pattern matches at every position (anything that is no letter, digit or space is
+ * punctuation), so each piece begins where the last one ended.
  */
-export function splitter(pattern: RegExp): (text: string, from: number) => number {
+export function patternSplitter(pattern: RegExp): (text: string, from: number) => number {
   const sticky = new RegExp(pattern.source, pattern.flags.replace('g', '') + 'y');
   const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g');
-  const byPattern = (text: string, from: number): number => {
+  return (text, from) => {
     sticky.lastIndex = from;
     if (sticky.test(text)) return sticky.lastIndex;
     // Not reached for the library's pattern; as a search for the next match would end it.
     global.lastIndex = from;
     return global.test(text) ? global.lastIndex : text.length;
   };
-  if (pattern.source !== O200K_SPLIT_SOURCE || pattern.flags.replace('g', '') !== 'u') return byPattern;
-  return (text, from) => {
-    const end = asciiEnd(text, from);
-    return end === UNSURE ? byPattern(text, from) : end;
+}
+
+/** The UTF-8 length of text[from, to), as TextEncoder writes it (a lone surrogate as U+FFFD, 3 bytes). */
+export function utf8Length(text: string, from: number, to: number): number {
+  let bytes = 0;
+  for (let i = from; i < to; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** One piece: bytes [from, to) of the text's UTF-8; `wellFormed` false when it holds a lone surrogate (written as U+FFFD). */
+export type PieceVisitor = (from: number, to: number, wellFormed: boolean) => void;
+
+/**
+ * A splitter by `pattern` (the library's split pattern) of a text whose UTF-8 bytes are
+ * `bytes[0, end)`: it visits each piece in order, by its bytes.
+ */
+export function byteSplitter(pattern: RegExp): (text: string, bytes: Uint8Array, end: number, visit: PieceVisitor) => void {
+  const byPattern = patternSplitter(pattern);
+  const scan = isO200kSplit(pattern);
+  return (text, bytes, end, visit) => {
+    // A piece the scan ends is ASCII, a character a byte: `char` is where the piece at `at` begins in the text.
+    let char = 0;
+    for (let at = 0; at < end; ) {
+      let to = scan ? asciiPieceEnd(bytes, at, end) : UNSURE;
+      if (to === UNSURE) {
+        const charEnd = byPattern(text, char);
+        to = at + utf8Length(text, char, charEnd);
+        visit(at, to, wellFormed(text, char, charEnd));
+        char = charEnd;
+      } else {
+        visit(at, to, true);
+        char += to - at;
+      }
+      at = to;
+    }
   };
+}
+
+/** Whether text[from, to) has no lone surrogate. */
+function wellFormed(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      if (!(i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00)) return false;
+      i++;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
+  }
+  return true;
 }

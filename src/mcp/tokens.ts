@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { NOT_KEPT, PieceCounts } from './pieces.js';
-import { splitter } from './split.js';
+import { byteSplitter } from './split.js';
 
 /**
  * Counts o200k_base tokens as gpt-tokenizer counts them, every string as ordinary text (no
@@ -18,7 +18,8 @@ import { splitter } from './split.js';
  * A text's tokens are the sum of its pieces' (a piece split again alone is that one piece),
  * and the answers of one API repeat their pieces (names, punctuation, field names): each
  * piece's count is kept (pieces.ts). The pieces are where the pattern ends them, found by
- * a scan of ASCII text that leaves anything beyond it to the pattern (split.ts).
+ * a scan of the text's UTF-8 bytes that leaves any character beyond ASCII to the pattern
+ * (split.ts).
  */
 
 const NONE = 0x7fffffff;
@@ -32,31 +33,37 @@ export async function loadTokenCounter(): Promise<CountTokens> {
     import('gpt-tokenizer/encodingParams/constants'),
   ]);
   const ranks = vocabulary(data);
-  const pieceEnd = splitter(O200K_TOKEN_SPLIT_REGEX);
+  const split = byteSplitter(O200K_TOKEN_SPLIT_REGEX);
   const encoder = new TextEncoder();
+  let bytes = new Uint8Array(16_384);
   let scratch = new Uint8Array(256);
   const kept = new PieceCounts();
 
-  const countPiece = (piece: string): number => {
-    if (scratch.length < piece.length * 3) scratch = new Uint8Array(piece.length * 3);
-    const length = encoder.encodeInto(piece, scratch).written;
-    // A piece that is a token's text is that token; its bytes are merged otherwise (a lone surrogate's as U+FFFD).
-    if (wellFormed(piece) && ranks.find(scratch, 0, length, true) !== NONE) return 1;
-    return merged(ranks, scratch, length);
+  /** The tokens of bytes[from, to): one when they are a token's text, else their pairs merged. */
+  const countPiece = (from: number, to: number, wellFormed: boolean): number => {
+    // A piece with a lone surrogate (written as U+FFFD) is never one token's text.
+    if (wellFormed && ranks.find(bytes, from, to, true) !== NONE) return 1;
+    if (scratch.length < to - from) scratch = new Uint8Array(to - from);
+    scratch.set(bytes.subarray(from, to));
+    return merged(ranks, scratch, to - from);
+  };
+
+  let tokens = 0;
+  const visit = (from: number, to: number, wellFormed: boolean) => {
+    // A lone surrogate's bytes are those of U+FFFD: such a piece is not kept.
+    let count = wellFormed ? kept.get(bytes, from, to) : NOT_KEPT;
+    if (count === NOT_KEPT) {
+      count = countPiece(from, to, wellFormed);
+      if (wellFormed) kept.set(bytes, from, to, count);
+    }
+    tokens += count;
   };
 
   return (text) => {
-    let tokens = 0;
-    for (let from = 0; from < text.length; ) {
-      const to = pieceEnd(text, from);
-      let count = kept.get(text, from, to);
-      if (count === NOT_KEPT) {
-        count = countPiece(text.slice(from, to));
-        kept.set(text, from, to, count);
-      }
-      tokens += count;
-      from = to;
-    }
+    if (bytes.length < text.length * 3) bytes = new Uint8Array(text.length * 3);
+    const end = encoder.encodeInto(text, bytes).written;
+    tokens = 0;
+    split(text, bytes, end, visit);
     return tokens;
   };
 }
@@ -153,19 +160,6 @@ function hash(bytes: Uint8Array, from: number, to: number): number {
 
 function equal(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
-  return true;
-}
-
-/** Whether a string has no lone surrogate: only then can it be a token's text. */
-function wellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-      i++;
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
-  }
   return true;
 }
 

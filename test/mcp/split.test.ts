@@ -1,20 +1,28 @@
 import { countTokens as packageCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import t from 'tap';
-import { O200K_SPLIT_SOURCE, splitter } from '../../src/mcp/split.js';
+import { O200K_SPLIT_SOURCE, byteSplitter, utf8Length } from '../../src/mcp/split.js';
 import { loadTokenCounter } from '../../src/mcp/tokens.js';
 import { buildDemoData } from '../../src/store/demo-data.js';
 
 // The hand scan of the split pattern (src/mcp/split.ts) against the pattern itself: every
 // piece must end where the library's pattern ends it, on generated texts that mix each kind
-// of character the pattern tells apart (ASCII and beyond), and on the API's own data.
+// of character the pattern tells apart (ASCII and beyond), and on the API's own data; and the
+// counter built on it counts as the library does.
 
-/** Every piece's end, by the library's pattern. */
-const patternEnds = (text: string) => [...text.matchAll(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags))].map((m) => m.index + m[0].length);
+/** Where each piece ends in the text's UTF-8, by the library's pattern itself. */
+function patternEnds(text: string): number[] {
+  let end = 0;
+  return [...text.matchAll(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags))].map((m) => (end += utf8Length(m[0], 0, m[0].length)));
+}
 
-function scanEnds(end: (text: string, from: number) => number, text: string): number[] {
+const encoder = new TextEncoder();
+
+/** Where each piece ends in the text's UTF-8, by a splitter. */
+function scanEnds(split: ReturnType<typeof byteSplitter>, text: string): number[] {
+  const bytes = new Uint8Array(text.length * 3);
   const ends: number[] = [];
-  for (let from = 0; from < text.length; from = ends[ends.length - 1]) ends.push(end(text, from));
+  split(text, bytes, encoder.encodeInto(text, bytes).written, (_from, to) => ends.push(to));
   return ends;
 }
 
@@ -54,7 +62,7 @@ t.test('the scan is written for the library\'s pattern', async (t) => {
 });
 
 t.test('every piece ends where the pattern ends it', async (t) => {
-  const end = splitter(O200K_TOKEN_SPLIT_REGEX);
+  const split = byteSplitter(O200K_TOKEN_SPLIT_REGEX);
   const texts = [
     ...generated(20_000, 1),
     JSON.stringify(buildDemoData()),
@@ -64,7 +72,7 @@ t.test('every piece ends where the pattern ends it', async (t) => {
   let differing = 0;
   for (const text of texts) {
     const expected = patternEnds(text);
-    const found = scanEnds(end, text);
+    const found = scanEnds(split, text);
     if (JSON.stringify(found) !== JSON.stringify(expected)) {
       differing++;
       if (differing <= 5) t.fail(`${JSON.stringify(text)}: pieces end at ${found.join(',')}, the pattern's at ${expected.join(',')}`);
@@ -74,8 +82,13 @@ t.test('every piece ends where the pattern ends it', async (t) => {
 });
 
 t.test('a pattern the scan was not written for is used as it is', async (t) => {
-  const end = splitter(/\d+|\D/gu);
-  t.strictSame(scanEnds(end, 'ab12c'), [1, 2, 4, 5]);
+  t.strictSame(scanEnds(byteSplitter(/\d+|\D/gu), 'ab12é'), [1, 2, 4, 6]);
+});
+
+t.test('UTF-8 lengths are TextEncoder\'s, a lone surrogate as U+FFFD', async (t) => {
+  for (const text of ['a', 'é', '中', '😀', '\ud800', '\udc00', 'a\ud800b', '😀\ud83d']) {
+    t.equal(utf8Length(text, 0, text.length), encoder.encode(text).length, JSON.stringify(text));
+  }
 });
 
 t.test('the counter counts as gpt-tokenizer does', async (t) => {
