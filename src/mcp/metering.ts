@@ -32,11 +32,13 @@ interface Batches {
   record: (company: string, tokens: number) => Promise<void>;
 }
 
-/** Each store's batches of budget reads and of usage additions (batches.ts). */
-const batchesOf = new WeakMap<Store, Batches>();
+/** The batches of budget reads and of usage additions (batches.ts) of each store, and each configuration over it. */
+const batchesOf = new WeakMap<Store, WeakMap<Config, Batches>>();
 
 function batches(store: Store, config: Config): Batches {
-  let found = batchesOf.get(store);
+  let byConfig = batchesOf.get(store);
+  if (!byConfig) batchesOf.set(store, (byConfig = new WeakMap()));
+  let found = byConfig.get(config);
   if (!found) {
     const repository = mcpUsageRepository(store);
     found = {
@@ -47,7 +49,7 @@ function batches(store: Store, config: Config): Batches {
       // The calls' tokens in one addition, to the minute it is made in.
       record: batched((company: string, tokens: number[]) => repository.record(company, tokens.reduce((sum, n) => sum + n, 0), new Date().toISOString())),
     };
-    batchesOf.set(store, found);
+    byConfig.set(config, found);
   }
   return found;
 }

@@ -59,7 +59,7 @@ const classAt = (bytes: Uint8Array, at: number, end: number): number => {
 const byteAt = (bytes: Uint8Array, at: number, end: number): number => (at < end ? bytes[at] : 0);
 
 /** A piece the scan leaves to the pattern. */
-export const UNSURE = -1;
+const UNSURE = -1;
 
 /** After a run of letters ending at `at`: past the contraction that follows, if one does. */
 function contraction(bytes: Uint8Array, at: number, end: number): number {
@@ -75,7 +75,7 @@ function contraction(bytes: Uint8Array, at: number, end: number): number {
  * The end of the piece that begins at `from` in the UTF-8 `bytes` of a text, which end at
  * `end`; or UNSURE where ASCII does not decide it (the piece may hold a character beyond it).
  */
-export function asciiPieceEnd(bytes: Uint8Array, from: number, end: number): number {
+function asciiPieceEnd(bytes: Uint8Array, from: number, end: number): number {
   const first = classAt(bytes, from, end);
   if (first === OTHER) return UNSURE;
   // 1 and 2: letters, after one character that is no line break, letter or digit.
@@ -120,14 +120,14 @@ export function asciiPieceEnd(bytes: Uint8Array, from: number, end: number): num
 }
 
 /** Whether `pattern` is the one asciiPieceEnd reproduces. */
-export const isO200kSplit = (pattern: RegExp) => pattern.source === O200K_SPLIT_SOURCE && pattern.flags.replace('g', '') === 'u';
+const isO200kSplit = (pattern: RegExp) => pattern.source === O200K_SPLIT_SOURCE && pattern.flags.replace('g', '') === 'u';
 
 /**
  * `end(text, from)`: where the piece of `pattern` that begins at character `from` ends. The
  * pattern matches at every position (anything that is no letter, digit or space is
  * punctuation), so each piece begins where the last one ended.
  */
-export function patternSplitter(pattern: RegExp): (text: string, from: number) => number {
+function patternSplitter(pattern: RegExp): (text: string, from: number) => number {
   const sticky = new RegExp(pattern.source, pattern.flags.replace('g', '') + 'y');
   const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g');
   return (text, from) => {
