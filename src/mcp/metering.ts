@@ -27,56 +27,48 @@ export async function countTokens(text: string): Promise<number> {
 /** What a call is metered against: the company, once it is known to be within budget. */
 export type MeterCheck = { company: string } | { overBudget: { limit: number; windowDays: number } } | undefined;
 
-interface Batches {
-  usage: (company: string, value: undefined) => Promise<{ limit: number | null; used: number } | undefined>;
-  record: (company: string, tokens: number) => Promise<void>;
-}
-
-/** The batches of budget reads and of usage additions (batches.ts) of each store, and each configuration over it. */
-const batchesOf = new WeakMap<Store, WeakMap<Config, Batches>>();
-
-function batches(store: Store, config: Config): Batches {
-  let byConfig = batchesOf.get(store);
-  if (!byConfig) batchesOf.set(store, (byConfig = new WeakMap()));
-  let found = byConfig.get(config);
-  if (!found) {
-    const repository = mcpUsageRepository(store);
-    found = {
-      usage: batched((company: string) => {
-        const { from, to } = usageWindow(new Date(), config.MCP_WINDOW_DAYS);
-        return repository.usage(company, from, to);
-      }),
-      // The calls' tokens in one addition, to the minute it is made in.
-      record: batched((company: string, tokens: number[]) => repository.record(company, tokens.reduce((sum, n) => sum + n, 0), new Date().toISOString())),
-    };
-    byConfig.set(config, found);
-  }
-  return found;
-}
+type Usage = { limit: number | null; used: number } | undefined;
 
 /**
- * The company a call is metered against and whether it may run. Undefined when there is no
- * company to meter (a caller without one, or a company the store does not hold: the
- * operation refuses the latter itself).
+ * A server's metering over its store: the calls' budget reads and usage additions, each
+ * shared by the calls of a company in one turn of the event loop (batches.ts).
  */
-export async function checkBudget(
-  store: Store,
-  config: Config,
-  caller: { companyId?: string; superadmin: boolean },
-  namedCompany: unknown,
-): Promise<MeterCheck> {
-  const company = meteredCompany(caller, namedCompany);
-  if (company === undefined) return undefined;
-  const found = await batches(store, config).usage(company, undefined);
-  if (!found) return undefined;
-  const limit = tokenLimit(found.limit, config.MCP_TOKEN_LIMIT);
-  if (!budget(found.used, limit).IsWithinBudget) return { overBudget: { limit, windowDays: config.MCP_WINDOW_DAYS } };
-  return { company };
-}
+export class Metering {
+  private readonly usage: (company: string, value: undefined) => Promise<Usage>;
+  private readonly record: (company: string, tokens: number) => Promise<void>;
 
-/** Counts the result's text and adds it to the company's usage; answers the tokens. */
-export async function meter(store: Store, config: Config, company: string, text: string): Promise<number> {
-  const tokens = await countTokens(text);
-  await batches(store, config).record(company, tokens);
-  return tokens;
+  constructor(
+    store: Store,
+    private readonly config: Config,
+  ) {
+    const repository = mcpUsageRepository(store);
+    this.usage = batched((company: string) => {
+      const { from, to } = usageWindow(new Date(), config.MCP_WINDOW_DAYS);
+      return repository.usage(company, from, to);
+    });
+    // The calls' tokens in one addition, to the minute it is made in.
+    this.record = batched((company: string, tokens: number[]) => repository.record(company, tokens.reduce((sum, n) => sum + n, 0), new Date().toISOString()));
+  }
+
+  /**
+   * The company a call is metered against and whether it may run. Undefined when there is no
+   * company to meter (a caller without one, or a company the store does not hold: the
+   * operation refuses the latter itself).
+   */
+  async checkBudget(caller: { companyId?: string; superadmin: boolean }, namedCompany: unknown): Promise<MeterCheck> {
+    const company = meteredCompany(caller, namedCompany);
+    if (company === undefined) return undefined;
+    const found = await this.usage(company, undefined);
+    if (!found) return undefined;
+    const limit = tokenLimit(found.limit, this.config.MCP_TOKEN_LIMIT);
+    if (!budget(found.used, limit).IsWithinBudget) return { overBudget: { limit, windowDays: this.config.MCP_WINDOW_DAYS } };
+    return { company };
+  }
+
+  /** Counts the result's text and adds it to the company's usage; answers the tokens. */
+  async meter(company: string, text: string): Promise<number> {
+    const tokens = await countTokens(text);
+    await this.record(company, tokens);
+    return tokens;
+  }
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { errorBody } from '../plugins/errors.js';
 import type { Answers } from './answers.js';
 import { operationInput } from './call.js';
-import { checkBudget, meter } from './metering.js';
+import type { Metering } from './metering.js';
 import type { OperationRoutes } from './pipeline.js';
 import type { McpTool } from './tools.js';
 
@@ -43,6 +43,13 @@ export interface ToolAnswer {
   tokens: number;
 }
 
+/** What every tool call of a server uses: the app, its operations' routes and its metering. */
+export interface ToolCalls {
+  app: FastifyInstance;
+  routes: OperationRoutes;
+  metering: Metering;
+}
+
 const mayCall = (tool: McpTool, caller: Caller) => tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role));
 
 /** `CompanyId` among the arguments, in any case of its name (ServiceStack's binding matches names so). */
@@ -55,11 +62,11 @@ function namedCompany(args: Record<string, unknown>): unknown {
  * One tool call: refused before it runs when the company is over its budget, else run
  * through the operation's route and metered. Throws only on a fault of the server.
  */
-async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
+async function callTool({ app, routes, metering }: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
   const name = tool.definition.name;
   const metered = !UNMETERED.has(name);
   const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
-  const check = metered ? await checkBudget(app.store, app.config, caller, namedCompany(args)) : undefined;
+  const check = metered ? await metering.checkBudget(caller, namedCompany(args)) : undefined;
   if (check && 'overBudget' in check) {
     app.metrics.mcpToolCall(name, 'over_budget', 0);
     const { limit, windowDays } = check.overBudget;
@@ -73,7 +80,7 @@ async function callTool(app: FastifyInstance, routes: OperationRoutes, tool: Mcp
     if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
     from.request.recordedEvent = answer.recordedEvent;
   }
-  const tokens = check ? await meter(app.store, app.config, check.company, answer.text) : 0;
+  const tokens = check ? await metering.meter(check.company, answer.text) : 0;
   app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
   return { text: answer.text, object: answer.object, isError: answer.status !== 200, tokens };
 }
@@ -93,17 +100,17 @@ function toolResult(answers: Answers, answer: ToolAnswer): CallToolResult {
 export const FAULT_MESSAGE = 'An unexpected error occurred.';
 
 /** A tool call whose fault of the server is logged and counted, and answered as undefined: each path answers it as the SDK does. */
-export async function answerTool(app: FastifyInstance, routes: OperationRoutes, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer | undefined> {
+export async function answerTool(calls: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer | undefined> {
   try {
-    return await callTool(app, routes, tool, args, from);
+    return await callTool(calls, tool, args, from);
   } catch (err) {
     from.request.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
-    app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
+    calls.app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
     return undefined;
   }
 }
 
-export async function createMcpServer(app: FastifyInstance, tools: McpTool[], byName: ReadonlyMap<string, McpTool>, routes: OperationRoutes): Promise<McpHttpHandler> {
+export async function createMcpServer(calls: ToolCalls, tools: McpTool[], byName: ReadonlyMap<string, McpTool>): Promise<McpHttpHandler> {
   const { createMcpHandler, ProtocolError, ProtocolErrorCode, Server } = await import('@modelcontextprotocol/server');
 
   return createMcpHandler(
@@ -116,13 +123,13 @@ export async function createMcpServer(app: FastifyInstance, tools: McpTool[], by
       server.setRequestHandler('tools/call', async (request) => {
         const tool = byName.get(request.params.name);
         if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-        const answer = await answerTool(app, routes, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from);
+        const answer = await answerTool(calls, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from);
         if (!answer) throw new ProtocolError(ProtocolErrorCode.InternalError, FAULT_MESSAGE);
         const result = toolResult(from.answers, answer);
         return server.projectCallToolResult(result, tool.definition.outputSchema);
       });
       return server;
     },
-    { onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
+    { onerror: (error) => calls.app.log.debug({ err: error }, 'MCP request refused') },
   );
 }

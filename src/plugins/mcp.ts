@@ -7,7 +7,8 @@ import { ApiError } from '../http/errors.js';
 import { Answers } from '../mcp/answers.js';
 import { OperationRoutes } from '../mcp/pipeline.js';
 import { directAnswer, directCall, directFault } from '../mcp/direct.js';
-import { answerTool, createMcpServer, FAULT_MESSAGE, type McpCaller } from '../mcp/server.js';
+import { Metering } from '../mcp/metering.js';
+import { answerTool, createMcpServer, FAULT_MESSAGE, type McpCaller, type ToolCalls } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
 
@@ -69,6 +70,7 @@ export const mcpPlugin = fp(
     // Registered before the operations: their routes are kept as every other plugin left them.
     const routes = new OperationRoutes(app);
     app.addHook('onRoute', routes.capture);
+    const calls: ToolCalls = { app, routes, metering: new Metering(app.store, app.config) };
     let handler: Promise<McpHttpHandler> | undefined;
     app.addHook('onClose', async () => (await handler)?.close());
     const authenticate = createAuthenticator(app.config);
@@ -107,13 +109,13 @@ export const mcpPlugin = fp(
         // A plain tools/call of the current revision is answered directly, as the SDK answers it (direct.ts).
         const direct = directCall(request, await loadSdk(), byName);
         if (direct) {
-          const answer = await answerTool(app, routes, direct.tool, direct.args, { caller, request, reply });
+          const answer = await answerTool(calls, direct.tool, direct.args, { caller, request, reply });
           return reply.type('application/json').send(answer ? directAnswer(direct.id, answer) : directFault(direct.id, FAULT_MESSAGE));
         }
         const authorization = request.headers.authorization!;
         const answers = new Answers();
         const mcpCaller: McpCaller = { caller, request, reply, answers };
-        handler ??= createMcpServer(app, tools, byName, routes);
+        handler ??= createMcpServer(calls, tools, byName);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).
           authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
