@@ -44,7 +44,7 @@ export class PieceCounts {
     const hash = hashOf(bytes, from, to);
     const slots = this.slots;
     for (let slot = slotOf(hash); slots[slot + COUNT] !== EMPTY; slot = (slot + 4) & WRAP) {
-      if (slots[slot + HASH] === hash && slots[slot + LENGTH] === length && (length <= SHORT || this.same(slots[slot + START], bytes, from, length))) {
+      if (slots[slot + HASH] === hash && slots[slot + LENGTH] === length && (length <= SHORT || sameBytes(this.kept, slots[slot + START], bytes, from, length))) {
         return slots[slot + COUNT];
       }
     }
@@ -71,11 +71,6 @@ export class PieceCounts {
     this.size++;
   }
 
-  private same(start: number, bytes: Uint8Array, from: number, length: number): boolean {
-    for (let i = 0; i < length; i++) if (this.kept[start + i] !== bytes[from + i]) return false;
-    return true;
-  }
-
   private clear(): void {
     for (let slot = COUNT; slot < this.slots.length; slot += 4) this.slots[slot] = EMPTY;
     this.used = 0;
@@ -90,7 +85,18 @@ function hashOf(bytes: Uint8Array, from: number, to: number): number {
     for (let i = to - 1; i >= from; i--) packed = (packed << 8) | bytes[i];
     return Math.imul(packed, 0x9e3779b1);
   }
+  return fnv1a(bytes, from, to);
+}
+
+/** FNV-1a of bytes[from, to), as a signed 32-bit number. */
+export function fnv1a(bytes: Uint8Array, from: number, to: number): number {
   let hash = 0x811c9dc5;
   for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
   return hash;
+}
+
+/** Whether a[aFrom, aFrom + length) and b[bFrom, bFrom + length) hold the same bytes. */
+export function sameBytes(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
+  return true;
 }

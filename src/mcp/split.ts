@@ -140,19 +140,7 @@ function patternSplitter(pattern: RegExp): (text: string, from: number) => numbe
 }
 
 /** The UTF-8 length of text[from, to), as TextEncoder writes it (a lone surrogate as U+FFFD, 3 bytes). */
-export function utf8Length(text: string, from: number, to: number): number {
-  let bytes = 0;
-  for (let i = from; i < to; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+export const utf8Length = (text: string, from: number, to: number): number => Buffer.byteLength(text.slice(from, to));
 
 /** One piece: bytes [from, to) of the text's UTF-8; `wellFormed` false when it holds a lone surrogate (written as U+FFFD). */
 export type PieceVisitor = (from: number, to: number, wellFormed: boolean) => void;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { NOT_KEPT, PieceCounts } from './pieces.js';
+import { fnv1a, NOT_KEPT, PieceCounts, sameBytes } from './pieces.js';
 import { byteSplitter } from './split.js';
 
 /**
@@ -139,15 +139,15 @@ function vocabulary(data: Uint8Array): Vocabulary {
   for (let t = 0; t < i; t++) {
     const bom = end[t] - start[t] >= 3 && bytes[start[t]] === 0xef && bytes[start[t] + 1] === 0xbb && bytes[start[t] + 2] === 0xbf;
     isText[t] = validUtf8(bytes, start[t], end[t]) && !bom ? 1 : 0;
-    let slot = hash(bytes, start[t], end[t]) & mask;
+    let slot = fnv1a(bytes, start[t], end[t]) & mask;
     while (slots[slot] !== -1) slot = (slot + 1) & mask;
     slots[slot] = t;
   }
   return {
     find(key, from, to, text) {
-      for (let slot = hash(key, from, to) & mask; slots[slot] !== -1; slot = (slot + 1) & mask) {
+      for (let slot = fnv1a(key, from, to) & mask; slots[slot] !== -1; slot = (slot + 1) & mask) {
         const t = slots[slot];
-        if (end[t] - start[t] === to - from && isText[t] === (text ? 1 : 0) && equal(bytes, start[t], key, from, to - from)) return rankOf[t];
+        if (end[t] - start[t] === to - from && isText[t] === (text ? 1 : 0) && sameBytes(bytes, start[t], key, from, to - from)) return rankOf[t];
       }
       return NONE;
     },
@@ -169,18 +169,6 @@ function decodeBase64(input: Uint8Array, from: number, to: number, out: Uint8Arr
     if (input[q + 3] !== 0x3d) out[at++] = bits & 0xff;
   }
   return at;
-}
-
-/** FNV-1a of bytes[from, to). */
-function hash(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-  return h >>> 0;
-}
-
-function equal(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
-  return true;
 }
 
 /** Whether bytes[from, to) are valid UTF-8: no overlong form, surrogate or code point beyond U+10FFFF. */
