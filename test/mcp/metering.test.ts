@@ -67,6 +67,17 @@ t.test("a superadmin's call is metered to the company it names, else to its own"
   t.equal(await used(api, COMPANY_A), a + tokensOf(own), 'its own');
 });
 
+t.test('concurrent calls of two companies, which share a turn of the server: each company is metered its own calls alone', async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const clients = { [COMPANY_A]: await mcpClient(t, api, { company: COMPANY_A }), [COMPANY_B]: await mcpClient(t, api, { company: COMPANY_B }) };
+  const [a, b] = [await used(api, COMPANY_A), await used(api, COMPANY_B)];
+  const companies = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? COMPANY_A : COMPANY_B));
+  const results = await Promise.all(companies.map((company, i) => call(clients[company], 'CategoryQuery', { Take: 1 + (i % 4) })));
+  const tokensOfCompany = (company: string) => results.filter((_, i) => companies[i] === company).reduce((sum, result) => sum + tokensOf(result), 0);
+  t.equal(await used(api, COMPANY_A), a + tokensOfCompany(COMPANY_A), 'company A: its ten calls');
+  t.equal(await used(api, COMPANY_B), b + tokensOfCompany(COMPANY_B), 'company B: its ten calls');
+});
+
 t.test('a company not within budget is refused before the call runs, unmetered; GetMcpUsage still answers', async (t) => {
   const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
   const client = await mcpClient(t, api);
