@@ -1,23 +1,39 @@
 /**
  * One statement for the calls that need the same one at once (docs/decisions.md, "The MCP
  * server"): a group commit. Every call of a tool reads its company's budget before it runs
- * and adds its tokens after; under load, several calls of one company do so in the same
- * turn of the event loop. Each call joins the batch of its key; the batch runs when the
- * turn's I/O is done (setImmediate), once for all that joined it, and every one of them is
- * answered its outcome. A batch starts after each of its calls joined it, so a read sees
- * everything written before any of them arrived, and an addition adds each call's value once:
- * no guarantee rests on this node, nor on one call at a time.
+ * and adds its tokens after; under load, several calls of one company do so at once. Each
+ * call joins the waiting batch of its key. A key has at most one run in flight: its waiting
+ * batch starts when the turn's I/O is done (setImmediate) and no run of that key is in
+ * flight, or else in the turn after that run settles, once for all that joined it, and
+ * every one of them is answered its outcome. So under load a batch holds the calls that
+ * arrived during one statement's round trip, not only those of one turn. A batch starts
+ * after each of its calls joined it, so a read sees everything written before any of them
+ * arrived, and an addition adds each call's value once: no guarantee rests on this node, nor
+ * on one call at a time.
  */
 export function batched<K, V, R>(run: (key: K, values: V[]) => Promise<R>): (key: K, value: V) => Promise<R> {
   type Batch = { values: V[]; resolve: Array<(result: R) => void>; reject: Array<(err: unknown) => void> };
-  let waiting = new Map<K, Batch>();
+  const waiting = new Map<K, Batch>();
+  const inFlight = new Set<K>();
   let scheduled = false;
 
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+
+  const settled = (key: K) => {
+    inFlight.delete(key);
+    if (waiting.has(key)) schedule();
+  };
+
   const flush = () => {
-    const batches = waiting;
-    waiting = new Map();
     scheduled = false;
-    for (const [key, batch] of batches) {
+    for (const [key, batch] of waiting) {
+      if (inFlight.has(key)) continue;
+      waiting.delete(key);
+      inFlight.add(key);
       let started: Promise<R>;
       try {
         started = run(key, batch.values);
@@ -25,8 +41,14 @@ export function batched<K, V, R>(run: (key: K, values: V[]) => Promise<R>): (key
         started = Promise.reject(err);
       }
       started.then(
-        (result) => batch.resolve.forEach((resolve) => resolve(result)),
-        (err: unknown) => batch.reject.forEach((reject) => reject(err)),
+        (result) => {
+          settled(key);
+          batch.resolve.forEach((resolve) => resolve(result));
+        },
+        (err: unknown) => {
+          settled(key);
+          batch.reject.forEach((reject) => reject(err));
+        },
       );
     }
   };
@@ -38,9 +60,6 @@ export function batched<K, V, R>(run: (key: K, values: V[]) => Promise<R>): (key
       batch.values.push(value);
       batch.resolve.push(resolve);
       batch.reject.push(reject);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      if (!inFlight.has(key)) schedule();
     });
 }

@@ -30,24 +30,31 @@ export type MeterCheck = { company: string } | { overBudget: { limit: number; wi
 type Usage = { limit: number | null; used: number } | undefined;
 
 /**
- * A server's metering over its store: the calls' budget reads and usage additions, each
- * shared by the calls of a company in one turn of the event loop (batches.ts).
+ * A server's metering over its store. The calls of a company that read its budget or add to
+ * its usage at once share one run (batches.ts): a run adds the tokens of the additions that
+ * joined it and, when budget reads joined it too, reads the usage after that addition, in
+ * one statement where the engine can (the repository's `recordAndUsage`). A company has one
+ * run in flight at a time, so under load a run carries the reads and additions of the calls
+ * that came and went during the one before.
  */
 export class Metering {
-  private readonly usage: (company: string, value: undefined) => Promise<Usage>;
-  private readonly record: (company: string, tokens: number) => Promise<void>;
+  /** A budget read joins as null, an addition as its tokens. */
+  private readonly run: (company: string, join: number | null) => Promise<Usage>;
 
   constructor(
     store: Store,
     private readonly config: Config,
   ) {
     const repository = mcpUsageRepository(store);
-    this.usage = batched((company: string) => {
-      const { from, to } = usageWindow(new Date(), config.MCP_WINDOW_DAYS);
-      return repository.usage(company, from, to);
+    this.run = batched(async (company: string, joins: Array<number | null>) => {
+      const now = new Date();
+      const tokens = joins.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+      const reads = joins.includes(null);
+      // The calls' tokens in one addition, to the minute it is made in.
+      if (!reads) return void (await repository.record(company, tokens, now.toISOString()));
+      const { from, to } = usageWindow(now, config.MCP_WINDOW_DAYS);
+      return tokens > 0 ? repository.recordAndUsage(company, tokens, now.toISOString(), from, to) : repository.usage(company, from, to);
     });
-    // The calls' tokens in one addition, to the minute it is made in.
-    this.record = batched((company: string, tokens: number[]) => repository.record(company, tokens.reduce((sum, n) => sum + n, 0), new Date().toISOString()));
   }
 
   /**
@@ -58,7 +65,7 @@ export class Metering {
   async checkBudget(caller: { companyId?: string; superadmin: boolean }, namedCompany: unknown): Promise<MeterCheck> {
     const company = meteredCompany(caller, namedCompany);
     if (company === undefined) return undefined;
-    const found = await this.usage(company, undefined);
+    const found = await this.run(company, null);
     if (!found) return undefined;
     const limit = tokenLimit(found.limit, this.config.MCP_TOKEN_LIMIT);
     if (!budget(found.used, limit).IsWithinBudget) return { overBudget: { limit, windowDays: this.config.MCP_WINDOW_DAYS } };
@@ -68,7 +75,7 @@ export class Metering {
   /** Counts the result's text and adds it to the company's usage; answers the tokens. */
   async meter(company: string, text: string): Promise<number> {
     const tokens = await countTokens(text);
-    await this.record(company, tokens);
+    await this.run(company, tokens);
     return tokens;
   }
 }

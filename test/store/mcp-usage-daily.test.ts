@@ -111,3 +111,24 @@ t.test('the migration fills the roll-up from the usage rows already stored', asy
   const state = await rollUp(store);
   t.same(state.kept, [{ company_id: A, day: '2026-03-01', tokens: 15 }]);
 });
+
+t.test('an addition with the usage read after it: the usage holds the addition once, with or without the minute\'s row', async (t) => {
+  const store = await withCompanies(t);
+  const usage = mcpUsageRepository(store);
+  const [from, to] = ['2026-02-20T10:00:00.000Z', '2026-03-22T10:00:00.000Z'];
+  await store.db.insertInto('mcp_usage').values([
+    { company_id: A, tokens_used: 40, at: '2026-03-01T10:00:00.000Z' },
+    { company_id: B, tokens_used: 9, at: '2026-03-22T09:00:00.000Z' },
+  ]).execute();
+  await store.db.updateTable('companies').set({ mcp_token_limit: 500 }).where('id', '=', A).execute();
+
+  // The first addition of a minute makes its row; the next adds to it.
+  t.same(await usage.recordAndUsage(A, 7, '2026-03-22T09:59:30.000Z', from, to), { limit: 500, used: 47 });
+  t.same(await usage.recordAndUsage(A, 5, '2026-03-22T09:59:45.000Z', from, to), { limit: 500, used: 52 });
+  t.same(await usage.recordAndUsage(B, 1, '2026-03-22T09:59:50.000Z', from, to), { limit: null, used: 10 }, 'each company its own');
+  t.same(await usage.usage(A, from, to), { limit: 500, used: 52 }, 'as a plain read sees it');
+  const rows = await store.db.selectFrom('mcp_usage').select(['tokens_used', 'at']).where('company_id', '=', A).orderBy('at').execute();
+  t.same(rows, [{ tokens_used: 40, at: '2026-03-01T10:00:00.000Z' }, { tokens_used: 12, at: '2026-03-22T09:59:00.000Z' }], 'one row for the minute');
+  const state = await rollUp(store);
+  t.same(state.kept, state.derived, 'the roll-up follows');
+});

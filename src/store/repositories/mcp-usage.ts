@@ -1,6 +1,7 @@
 import type { AliasedSelectQueryBuilder, Kysely } from 'kysely';
 import { windowParts, type WindowParts } from '../../domain/mcp-usage.js';
 import type { Store } from '../db.js';
+import { isPostgres } from '../engines/engine.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { statementWithRetries } from '../transactions.js';
@@ -91,12 +92,38 @@ type MinuteValues = { companyId: string; tokens: number; minute: string };
  * triggers keep the day in step (migration 0003). So a busy company has at most 1,440 rows a
  * day, and the window's sum, which reads its two edge days row by row, stays cheap.
  */
+const minuteRow = (db: Kysely<Database>, p: Placeholders<MinuteValues>) =>
+  db.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1);
+
 const addToMinute = prepared((db, p: Placeholders<MinuteValues>) =>
   db
     .updateTable('mcp_usage')
     .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
-    .where('id', '=', (eb) =>
-      eb.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1),
+    .where('id', '=', () => minuteRow(db, p)),
+);
+
+/**
+ * PostgreSQL: the addition to the minute's row and the window's usage in ONE statement (the
+ * addition a data-modifying CTE). The usage is read in the statement's snapshot, which does
+ * not hold the addition: `added` says whether it found the minute's row.
+ */
+const addAndUsageQueries = preparedVariants(
+  (shape: Shape) => shape,
+  (shape) =>
+    prepared((db, p: Placeholders<MinuteValues & WindowValues>) =>
+      db
+        .with('added', (creator) =>
+          creator
+            .updateTable('mcp_usage')
+            .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
+            .where('id', '=', () => minuteRow(db, p))
+            .returning('id'),
+        )
+        .selectFrom('companies')
+        .select('mcp_token_limit')
+        .select((eb) => eb.selectFrom('added').select((ea) => ea.fn.countAll<number | string>().as('n')).as('added'))
+        .select(windowSums(db, p, shape))
+        .where('id', '=', p.companyId),
     ),
 );
 
@@ -109,7 +136,7 @@ const total = (sums: Record<string, unknown>) => Object.values(sums).reduce<numb
 
 /** MCP token usage records and the company limit they are measured against. */
 export function mcpUsageRepository({ db }: Store) {
-  return {
+  const repository = {
     /** The statement `usage` sends for this window (to explain its plan). */
     usageStatement(companyId: string, from: string, to: string) {
       const { shape, values } = windowOf(companyId, from, to);
@@ -132,10 +159,30 @@ export function mcpUsageRepository({ db }: Store) {
       if (!numAffectedRows) await statementWithRetries(db, () => newMinute.run(db, values));
     },
 
+    /**
+     * Adds `tokens` used at `at`, as `record` does, and answers the company's limit and its
+     * tokens used in [from, to], the addition included (as `usage` does): one statement on
+     * PostgreSQL while the minute's row exists, the two in turn on SQLite.
+     */
+    async recordAndUsage(companyId: string, tokens: number, at: string, from: string, to: string): Promise<{ limit: number | null; used: number } | undefined> {
+      if (!isPostgres(db)) {
+        await repository.record(companyId, tokens, at);
+        return repository.usage(companyId, from, to);
+      }
+      const minute = `${at.slice(0, 16)}:00.000Z`;
+      const { shape, values } = windowOf(companyId, from, to);
+      const row = await statementWithRetries(db, () => addAndUsageQueries(shape).takeFirst(db, { ...values, tokens, minute }));
+      if (!row) return undefined;
+      const { mcp_token_limit: limit, added, ...sums } = row;
+      if (!Number(added)) await statementWithRetries(db, () => newMinute.run(db, { companyId, tokens, minute }));
+      return { limit, used: total(sums) + tokens };
+    },
+
     async tokensUsed(companyId: string, from: string, to: string): Promise<number> {
       const { shape, values } = windowOf(companyId, from, to);
       return total((await tokensQueries(shape).takeFirst(db, values)) ?? {});
     },
   };
+  return repository;
 }
 
