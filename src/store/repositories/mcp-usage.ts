@@ -84,6 +84,10 @@ const tokensQueries = preparedVariants(
 
 type MinuteValues = { companyId: string; tokens: number; minute: string };
 
+/** The row of the company's minute (the first, if two first calls made two). */
+const minuteRow = (db: Kysely<Database>, p: Placeholders<MinuteValues>) =>
+  db.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1);
+
 /**
  * The MCP server's metering keeps one usage row per company and minute (docs/decisions.md,
  * "The MCP server"): a call adds its tokens to its minute's row, or makes that row. Each is
@@ -92,9 +96,6 @@ type MinuteValues = { companyId: string; tokens: number; minute: string };
  * triggers keep the day in step (migration 0003). So a busy company has at most 1,440 rows a
  * day, and the window's sum, which reads its two edge days row by row, stays cheap.
  */
-const minuteRow = (db: Kysely<Database>, p: Placeholders<MinuteValues>) =>
-  db.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1);
-
 const addToMinute = prepared((db, p: Placeholders<MinuteValues>) =>
   db
     .updateTable('mcp_usage')
