@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { budget, meteredCompany, tokenLimit, usageWindow } from '../domain/mcp-usage.js';
 import type { Store } from '../store/db.js';
-import { mcpUsageRepository } from '../store/repositories/mcp-usage.js';
+import { mcpUsageRepository, type McpUsage } from '../store/repositories/mcp-usage.js';
 import { batched } from './batches.js';
 import { loadTokenCounter, type CountTokens } from './tokens.js';
 
@@ -27,8 +27,6 @@ export async function countTokens(text: string): Promise<number> {
 /** What a call is metered against: the company, once it is known to be within budget. */
 export type MeterCheck = { company: string } | { overBudget: { limit: number; windowDays: number } } | undefined;
 
-type Usage = { limit: number | null; used: number } | undefined;
-
 /**
  * A server's metering over its store. The calls of a company that read its budget or add to
  * its usage at once share one run (batches.ts): a run adds the tokens of the additions that
@@ -39,7 +37,7 @@ type Usage = { limit: number | null; used: number } | undefined;
  */
 export class Metering {
   /** A budget read joins as null, an addition as its tokens. */
-  private readonly run: (company: string, join: number | null) => Promise<Usage>;
+  private readonly run: (company: string, join: number | null) => Promise<McpUsage | undefined>;
 
   constructor(
     store: Store,
@@ -48,12 +46,12 @@ export class Metering {
     const repository = mcpUsageRepository(store);
     this.run = batched(async (company: string, joins: Array<number | null>) => {
       const now = new Date();
+      const at = now.toISOString();
       const tokens = joins.reduce<number>((sum, n) => sum + (n ?? 0), 0);
-      const reads = joins.includes(null);
       // The calls' tokens in one addition, to the minute it is made in.
-      if (!reads) return void (await repository.record(company, tokens, now.toISOString()));
+      if (!joins.includes(null)) return void (await repository.record(company, tokens, at));
       const { from, to } = usageWindow(now, config.MCP_WINDOW_DAYS);
-      return tokens > 0 ? repository.recordAndUsage(company, tokens, now.toISOString(), from, to) : repository.usage(company, from, to);
+      return tokens > 0 ? repository.recordAndUsage(company, tokens, at, from, to) : repository.usage(company, from, to);
     });
   }
 

@@ -1,4 +1,4 @@
-import type { AliasedSelectQueryBuilder, Kysely } from 'kysely';
+import type { AliasedSelectQueryBuilder, Kysely, QueryCreator } from 'kysely';
 import { windowParts, type WindowParts } from '../../domain/mcp-usage.js';
 import type { Store } from '../db.js';
 import { isPostgres } from '../engines/engine.js';
@@ -84,9 +84,17 @@ const tokensQueries = preparedVariants(
 
 type MinuteValues = { companyId: string; tokens: number; minute: string };
 
-/** The row of the company's minute (the first, if two first calls made two). */
-const minuteRow = (db: Kysely<Database>, p: Placeholders<MinuteValues>) =>
-  db.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1);
+/** The minute's row an addition at `at` (ISO UTC) goes to. */
+const minuteOf = (at: string) => `${at.slice(0, 16)}:00.000Z`;
+
+/** The company's minute's row (the first, if two first calls made two) plus the tokens. */
+const addition = (db: QueryCreator<Database>, p: Placeholders<MinuteValues>) =>
+  db
+    .updateTable('mcp_usage')
+    .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
+    .where('id', '=', () =>
+      db.selectFrom('mcp_usage').select('id').where('company_id', '=', p.companyId).where('at', '=', p.minute).orderBy('id').limit(1),
+    );
 
 /**
  * The MCP server's metering keeps one usage row per company and minute (docs/decisions.md,
@@ -96,12 +104,7 @@ const minuteRow = (db: Kysely<Database>, p: Placeholders<MinuteValues>) =>
  * triggers keep the day in step (migration 0003). So a busy company has at most 1,440 rows a
  * day, and the window's sum, which reads its two edge days row by row, stays cheap.
  */
-const addToMinute = prepared((db, p: Placeholders<MinuteValues>) =>
-  db
-    .updateTable('mcp_usage')
-    .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
-    .where('id', '=', () => minuteRow(db, p)),
-);
+const addToMinute = prepared((db, p: Placeholders<MinuteValues>) => addition(db, p));
 
 /**
  * PostgreSQL: the addition to the minute's row and the window's usage in ONE statement (the
@@ -113,13 +116,7 @@ const addAndUsageQueries = preparedVariants(
   (shape) =>
     prepared((db, p: Placeholders<MinuteValues & WindowValues>) =>
       db
-        .with('added', (creator) =>
-          creator
-            .updateTable('mcp_usage')
-            .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
-            .where('id', '=', () => minuteRow(db, p))
-            .returning('id'),
-        )
+        .with('added', (creator) => addition(creator, p).returning('id'))
         .selectFrom('companies')
         .select('mcp_token_limit')
         .select((eb) => eb.selectFrom('added').select((ea) => ea.fn.countAll<number | string>().as('n')).as('added'))
@@ -135,6 +132,9 @@ const newMinute = prepared((db, p: Placeholders<MinuteValues>) =>
 /** No rows: SUM is null. PostgreSQL answers a bigint sum as numeric (read as a number by the engine). */
 const total = (sums: Record<string, unknown>) => Object.values(sums).reduce<number>((sum, used) => sum + Number(used ?? 0), 0);
 
+/** A company's own limit (null: the server default applies) and its tokens used in a window. */
+export type McpUsage = { limit: number | null; used: number };
+
 /** MCP token usage records and the company limit they are measured against. */
 export function mcpUsageRepository({ db }: Store) {
   const repository = {
@@ -145,7 +145,7 @@ export function mcpUsageRepository({ db }: Store) {
     },
 
     /** The company's own limit (null: the server default applies) and its tokens used in [from, to]; undefined: no such company. */
-    async usage(companyId: string, from: string, to: string): Promise<{ limit: number | null; used: number } | undefined> {
+    async usage(companyId: string, from: string, to: string): Promise<McpUsage | undefined> {
       const { shape, values } = windowOf(companyId, from, to);
       const row = await usageQueries(shape).takeFirst(db, values);
       if (!row) return undefined;
@@ -155,7 +155,7 @@ export function mcpUsageRepository({ db }: Store) {
 
     /** Adds `tokens` used at `at` (ISO UTC) to the company's usage, in the row of that minute. */
     async record(companyId: string, tokens: number, at: string): Promise<void> {
-      const values = { companyId, tokens, minute: `${at.slice(0, 16)}:00.000Z` };
+      const values = { companyId, tokens, minute: minuteOf(at) };
       const { numAffectedRows } = await statementWithRetries(db, () => addToMinute.run(db, values));
       if (!numAffectedRows) await statementWithRetries(db, () => newMinute.run(db, values));
     },
@@ -165,12 +165,12 @@ export function mcpUsageRepository({ db }: Store) {
      * tokens used in [from, to], the addition included (as `usage` does): one statement on
      * PostgreSQL while the minute's row exists, the two in turn on SQLite.
      */
-    async recordAndUsage(companyId: string, tokens: number, at: string, from: string, to: string): Promise<{ limit: number | null; used: number } | undefined> {
+    async recordAndUsage(companyId: string, tokens: number, at: string, from: string, to: string): Promise<McpUsage | undefined> {
       if (!isPostgres(db)) {
         await repository.record(companyId, tokens, at);
         return repository.usage(companyId, from, to);
       }
-      const minute = `${at.slice(0, 16)}:00.000Z`;
+      const minute = minuteOf(at);
       const { shape, values } = windowOf(companyId, from, to);
       const row = await statementWithRetries(db, () => addAndUsageQueries(shape).takeFirst(db, { ...values, tokens, minute }));
       if (!row) return undefined;
