@@ -6,6 +6,7 @@ import { countTokens as packageCount } from 'gpt-tokenizer/encoding/o200k_base';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { importData } from '../../src/import/import.js';
+import { Metering } from '../../src/mcp/metering.js';
 import { TOKENS_META } from '../../src/mcp/server.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { COMPANY_A, COMPANY_B } from '../fixtures.js';
@@ -101,6 +102,23 @@ t.test('a company not within budget is refused before the call runs, unmetered; 
   t.notOk(usage.isError, 'GetMcpUsage is never refused for budget');
   t.equal((usage.structuredContent as { IsWithinBudget?: boolean }).IsWithinBudget, false);
   t.equal((await api.call('POST', '/resourcetypes', { body: { Name: 'Over HTTP' } })).statusCode, 200, 'HTTP calls are not refused for budget');
+});
+
+t.test('a budget read that shares a run with an addition sees that addition: a company it takes to its limit is refused', async (t) => {
+  const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
+  const metering = new Metering(api.store, api.config);
+  const caller = { companyId: COMPANY_A, superadmin: false };
+  // A read alone: within budget, its run a plain read.
+  const start = await used(api, COMPANY_A);
+  const text = JSON.stringify({ Results: ['a page of answers'] });
+  const tokens = packageCount(text);
+  await api.store.db.updateTable('companies').set({ mcp_token_limit: start + tokens }).where('id', '=', COMPANY_A).execute();
+  t.same(await metering.checkBudget(caller, undefined), { company: COMPANY_A });
+  // An addition and a read join in one turn: one run adds, then reads (one statement on PostgreSQL).
+  const [metered, check] = await Promise.all([metering.meter(COMPANY_A, text), metering.checkBudget(caller, undefined)]);
+  t.equal(metered, tokens);
+  t.same(check, { overBudget: { limit: start + tokens, windowDays: api.config.MCP_WINDOW_DAYS } }, 'the read holds the addition it ran with');
+  t.equal(await used(api, COMPANY_A), start + tokens, 'added once');
 });
 
 t.test('usage is kept per company and minute, so a busy company adds few rows', async (t) => {
