@@ -30,11 +30,20 @@ export interface DirectCall {
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const only = (value: Record<string, unknown>, keys: Set<string>) => Object.keys(value).every((key) => keys.has(key));
 
+/**
+ * The SDK's verdicts on the envelopes of the calls seen, by tool and envelope: a client sends
+ * the same envelope with each call, and the SDK's reading of one (zod parsing the whole
+ * message, its failed alternatives included) was the largest part of what a call left for a
+ * full collection. Bounded: a caller that sends a new envelope each time only has it read anew.
+ */
+const verdicts = new Map<string, boolean>();
+const VERDICTS_KEPT = 256;
+
 /** The call, when `request` is a plain tools/call of the current revision; undefined: the SDK answers it. */
 export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string, McpTool>): DirectCall | undefined {
   const body = request.body;
   const { headers } = request;
-  if (!isObject(body) || !only(body, MESSAGE_KEYS) || body.method !== 'tools/call') return undefined;
+  if (request.method !== 'POST' || !isObject(body) || !only(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
   if (!isObject(params) || !only(params, PARAMS_KEYS) || typeof params.name !== 'string') return undefined;
@@ -44,16 +53,25 @@ export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string,
   if (!tool || !isObject(args) || !isObject(meta) || !only(meta, ENVELOPE_KEYS)) return undefined;
   if (headers['mcp-protocol-version'] !== REVISION || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== params.name) return undefined;
   if (!sdk.isJsonContentType(headers['content-type'] ?? null) || !String(headers.accept ?? '').includes('application/json')) return undefined;
-  // The SDK's own reading of the message and its envelope: a modern request naming this revision.
-  const outcome = sdk.classifyInboundRequest({
-    httpMethod: request.method,
-    protocolVersionHeader: REVISION,
-    mcpMethodHeader: 'tools/call',
-    mcpNameHeader: params.name,
-    body,
-  } as Parameters<Sdk['classifyInboundRequest']>[0]);
-  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== REVISION) return undefined;
-  return { id, tool, args };
+  // The SDK's own reading of the message and its envelope: a modern request naming this
+  // revision. What it reads of a message whose members and id passed the checks above is the
+  // tool's name and the envelope (the arguments are the operation's to judge), so its verdict
+  // on those is the verdict on every such call.
+  const key = `${params.name}\n${JSON.stringify(meta)}`;
+  let modern = verdicts.get(key);
+  if (modern === undefined) {
+    const outcome = sdk.classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: REVISION,
+      mcpMethodHeader: 'tools/call',
+      mcpNameHeader: params.name,
+      body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: params.name, _meta: meta } },
+    } as Parameters<Sdk['classifyInboundRequest']>[0]);
+    modern = outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === REVISION;
+    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+    verdicts.set(key, modern);
+  }
+  return modern ? { id, tool, args } : undefined;
 }
 
 const SERVER_META = `${JSON.stringify('io.modelcontextprotocol/serverInfo')}:${JSON.stringify(SERVER_INFO)}`;

@@ -79,6 +79,10 @@ t.test('anything but a plain call of this revision is left to the SDK', async (t
     ['arguments that are no object', (r) => (r.body.params.arguments = [1])],
     ['an envelope of another revision', (r) => (r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' })],
     ['an envelope that is no object', (r) => (r.body.params._meta = 'x')],
+    ['client information that is no implementation', (r) => (r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 7 } })],
+    ['client capabilities that are no object', (r) => (r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'all' })],
+    ['an envelope without its protocol version', (r) => delete r.body.params._meta['io.modelcontextprotocol/protocolVersion']],
+    ['another JSON-RPC version', (r) => (r.body.jsonrpc = '1.0')],
     ['a progress token', (r) => (r.body.params._meta = { ...ENVELOPE, progressToken: 1 })],
     ['a member of its own', (r) => (r.body.params.task = {})],
     ['no id', (r) => delete r.body.id],
@@ -86,10 +90,14 @@ t.test('anything but a plain call of this revision is left to the SDK', async (t
     ['another media type', (r) => (r.headers['content-type'] = 'text/plain')],
     ['an answer only as an event stream', (r) => (r.headers.accept = 'text/event-stream')],
   ];
-  for (const [label, change] of variants) {
-    const r = structuredClone(plain);
-    change(r);
-    t.notOk(directCall(r as never, mcpSdk, tools), label);
+  // Twice: the second time, the direct path answers from the SDK's verdict on the envelope it kept.
+  for (const time of ['', ', again']) {
+    for (const [label, change] of variants) {
+      const r = structuredClone(plain);
+      change(r);
+      t.notOk(directCall(r as never, mcpSdk, tools), label + time);
+    }
+    t.ok(directCall(structuredClone(plain) as never, mcpSdk, tools), 'the plain call' + time);
   }
 });
 
