@@ -1,8 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * The V8 heap policy of a serving process (docs/decisions.md, "Allocation-site pretenuring"),
- * imported first by the entry that listens, so it holds before any request's code runs.
+ * The V8 heap policy of a serving process (docs/decisions.md, "Allocation-site pretenuring"
+ * and "Heap growth"), imported first by the entry that listens, so it holds before any
+ * request's code runs.
  *
  * V8 allocates an object straight into the old generation when most objects of the place in
  * the code that makes it have survived a young collection (allocation-site pretenuring). A
@@ -16,3 +17,14 @@ import { setFlagsFromString } from 'node:v8';
  * structure that grows object by object, which is what pretenuring speeds up.
  */
 setFlagsFromString('--no-allocation-site-pretenuring');
+
+/**
+ * The old generation grows to 1.5 times what a full collection left live before the next
+ * (docs/decisions.md, "Heap growth"). On a machine with memory to spare V8 lets it grow to up
+ * to four times, and what a node holds live (some 40 MB) then came back as a peak RSS of
+ * 240–300 MiB that was almost all garbage. What reaches the old generation of a serving
+ * process is little (the young collections take a request's objects), so the extra full
+ * collections are cheap: side by side, a tool call and an HTTP read cost the same CPU, and
+ * the peak fell by some 40 MiB.
+ */
+setFlagsFromString('--heap-growing-percent=50');
