@@ -34,10 +34,12 @@ const only = (value: Record<string, unknown>, keys: Set<string>) => Object.keys(
  * The SDK's verdicts on the envelopes of the calls seen, by tool and envelope: a client sends
  * the same envelope with each call, and the SDK's reading of one (zod parsing the whole
  * message, its failed alternatives included) was the largest part of what a call left for a
- * full collection. Bounded: a caller that sends a new envelope each time only has it read anew.
+ * full collection. Bounded in number and in size: a caller that sends a new envelope each
+ * time, or a long one, only has it read anew.
  */
 const verdicts = new Map<string, boolean>();
 const VERDICTS_KEPT = 256;
+const VERDICT_KEY_LENGTH = 1_024;
 
 /** The call, when `request` is a plain tools/call of the current revision; undefined: the SDK answers it. */
 export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string, McpTool>): DirectCall | undefined {
@@ -68,8 +70,10 @@ export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string,
       body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: params.name, _meta: meta } },
     } as Parameters<Sdk['classifyInboundRequest']>[0]);
     modern = outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === REVISION;
-    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
-    verdicts.set(key, modern);
+    if (key.length <= VERDICT_KEY_LENGTH) {
+      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+      verdicts.set(key, modern);
+    }
   }
   return modern ? { id, tool, args } : undefined;
 }

@@ -101,6 +101,23 @@ t.test('anything but a plain call of this revision is left to the SDK', async (t
   }
 });
 
+t.test('envelopes the path keeps no verdict on, or more than it keeps, are judged each time', async (t) => {
+  const call = (clientInfo: unknown) => {
+    const r = request('CategoryQuery', {}, 1) as unknown as { body: any };
+    r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': clientInfo };
+    return directCall(r as never, mcpSdk, tools);
+  };
+  const long = 'x'.repeat(4_000);
+  for (const time of ['', ', again']) {
+    t.ok(call({ name: long, version: '1' }), 'a long envelope' + time);
+    t.notOk(call({ name: long, version: 1 }), 'a long envelope that is not well formed' + time);
+  }
+  // More envelopes than the path keeps verdicts on: it starts over, and judges alike.
+  for (let i = 0; i < 600; i++) if (!call({ name: `client ${i}`, version: '1' })) t.fail(`client ${i}`);
+  t.notOk(call({ name: 'client 1', version: 1 }), 'one that is not well formed, after them');
+  t.ok(call({ name: 'client 1', version: '1' }), 'and one that is');
+});
+
 t.test('a string id, as the SDK echoes it', async (t) => {
   const [direct, sdk] = [await side(t, mcpUsageData(new Date())), await side(t, mcpUsageData(new Date()))];
   const a = await postMcp(direct, 'tools/call', { name: 'CategoryQuery', arguments: {} }, { id: 'call-"1"' as never });
