@@ -41,6 +41,29 @@ const verdicts = new Map<string, boolean>();
 const VERDICTS_KEPT = 256;
 const VERDICT_KEY_LENGTH = 1_024;
 
+/**
+ * The key of a verdict on `meta`: its JSON text, which must tell apart any two envelopes the
+ * SDK could judge differently. JSON text of a parsed body does (key order aside, which only
+ * costs a second verdict) but for a number too large for a double, parsed as Infinity and
+ * written as null: such an envelope, one too deep to write, or a long one has no key, and is
+ * read by the SDK each time. The tool's name is in the key too, although the SDK's verdict
+ * does not read it today.
+ */
+function verdictKey(name: string, meta: Record<string, unknown>): string | undefined {
+  let exact = true;
+  let text: string;
+  try {
+    text = JSON.stringify(meta, (_key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) exact = false;
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
+  const key = `${name}\n${text}`;
+  return exact && key.length <= VERDICT_KEY_LENGTH ? key : undefined;
+}
+
 /** The call, when `request` is a plain tools/call of the current revision; undefined: the SDK answers it. */
 export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string, McpTool>): DirectCall | undefined {
   const body = request.body;
@@ -56,11 +79,11 @@ export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string,
   if (headers['mcp-protocol-version'] !== REVISION || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== params.name) return undefined;
   if (!sdk.isJsonContentType(headers['content-type'] ?? null) || !String(headers.accept ?? '').includes('application/json')) return undefined;
   // The SDK's own reading of the message and its envelope: a modern request naming this
-  // revision. What it reads of a message whose members and id passed the checks above is the
-  // tool's name and the envelope (the arguments are the operation's to judge), so its verdict
-  // on those is the verdict on every such call.
-  const key = `${params.name}\n${JSON.stringify(meta)}`;
-  let modern = verdicts.get(key);
+  // revision. What it reads of a message that passed the checks above is the envelope (not
+  // the id's value, nor the arguments, which are the operation's to judge), so its verdict on
+  // the envelope is its verdict on every such call.
+  const key = verdictKey(params.name, meta);
+  let modern = key === undefined ? undefined : verdicts.get(key);
   if (modern === undefined) {
     const outcome = sdk.classifyInboundRequest({
       httpMethod: 'POST',
@@ -70,7 +93,7 @@ export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string,
       body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: params.name, _meta: meta } },
     } as Parameters<Sdk['classifyInboundRequest']>[0]);
     modern = outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === REVISION;
-    if (key.length <= VERDICT_KEY_LENGTH) {
+    if (key !== undefined) {
       if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
       verdicts.set(key, modern);
     }

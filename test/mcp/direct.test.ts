@@ -101,21 +101,58 @@ t.test('anything but a plain call of this revision is left to the SDK', async (t
   }
 });
 
-t.test('envelopes the path keeps no verdict on, or more than it keeps, are judged each time', async (t) => {
-  const call = (clientInfo: unknown) => {
-    const r = request('CategoryQuery', {}, 1) as unknown as { body: any };
-    r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': clientInfo };
-    return directCall(r as never, mcpSdk, tools);
+t.test("the SDK's verdicts the path keeps, and the envelopes it reads each time", async (t) => {
+  let read = 0;
+  const sdk = {
+    ...mcpSdk,
+    classifyInboundRequest: (...args: Parameters<typeof mcpSdk.classifyInboundRequest>) => (read++, mcpSdk.classifyInboundRequest(...args)),
   };
-  const long = 'x'.repeat(4_000);
-  for (const time of ['', ', again']) {
-    t.ok(call({ name: long, version: '1' }), 'a long envelope' + time);
-    t.notOk(call({ name: long, version: 1 }), 'a long envelope that is not well formed' + time);
+  /** The call with these client information and capabilities: whether the path takes it, and how many times the SDK read it. */
+  const call = (clientInfo: unknown, clientCapabilities: unknown = {}) => {
+    const r = request('CategoryQuery', {}, 1) as unknown as { body: any };
+    r.body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': clientInfo, 'io.modelcontextprotocol/clientCapabilities': clientCapabilities };
+    read = 0;
+    const taken = directCall(r as never, sdk as never, tools) !== undefined;
+    return { taken, read };
+  };
+  t.same(call({ name: 'kept', version: '1' }), { taken: true, read: 1 }, 'an envelope seen first is read');
+  t.same(call({ name: 'kept', version: '1' }), { taken: true, read: 0 }, 'and then not again');
+  t.same(call({ name: 'kept', version: 1 }), { taken: false, read: 1 }, 'one not well formed is read');
+  t.same(call({ name: 'kept', version: 1 }), { taken: false, read: 0 }, 'and refused again without');
+
+  const long = { name: 'x'.repeat(2_000), version: '1' };
+  for (const time of ['', ', again']) t.same(call(long), { taken: true, read: 1 }, 'a long envelope is read each time' + time);
+
+  // A number too large for a double is parsed as Infinity, which the SDK refuses, and JSON
+  // writes it as null, which the SDK takes: the two must not share a verdict, in either order.
+  const huge = { x: { v: JSON.parse('1e400') } };
+  const nothing = { x: { v: null } };
+  for (const [first, second] of [[huge, nothing], [nothing, huge]]) {
+    for (const capabilities of [first, second, first, second]) {
+      const { taken } = call({ name: 'numbers', version: '1' }, { experimental: capabilities });
+      t.equal(taken, capabilities === nothing, capabilities === nothing ? 'null in the capabilities is taken' : 'Infinity in them is not');
+    }
   }
-  // More envelopes than the path keeps verdicts on: it starts over, and judges alike.
-  for (let i = 0; i < 600; i++) if (!call({ name: `client ${i}`, version: '1' })) t.fail(`client ${i}`);
-  t.notOk(call({ name: 'client 1', version: 1 }), 'one that is not well formed, after them');
-  t.ok(call({ name: 'client 1', version: '1' }), 'and one that is');
+  t.same(call({ name: 'numbers', version: '1' }, { experimental: huge }).read, 1, 'the envelope with Infinity is read each time');
+
+  // An envelope too deep to write as JSON: read by the SDK, as any envelope was before verdicts were kept.
+  let deep: unknown = 0;
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  const judged = mcpSdk.classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: '2026-07-28',
+    mcpMethodHeader: 'tools/call',
+    mcpNameHeader: 'CategoryQuery',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'CategoryQuery', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'deep', version: '1', junk: deep } } } },
+  } as never);
+  for (const time of ['', ', again'])
+    t.same(call({ name: 'deep', version: '1', junk: deep }), { taken: judged.kind === 'modern', read: 1 }, 'a deep envelope is read each time, as the SDK judges it' + time);
+
+  // More envelopes than it keeps verdicts on: it starts over, and the first is read again.
+  call({ name: 'first', version: '1' });
+  t.equal(call({ name: 'first', version: '1' }).read, 0, 'the first envelope is kept');
+  for (let i = 0; i < 300; i++) call({ name: `client ${i}`, version: '1' });
+  t.same(call({ name: 'first', version: '1' }), { taken: true, read: 1 }, 'and read again after 300 others');
 });
 
 t.test('a string id, as the SDK echoes it', async (t) => {
