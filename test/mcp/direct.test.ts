@@ -8,6 +8,7 @@ import { directCall } from '../../src/mcp/direct.js';
 import { mcpTools } from '../../src/mcp/tools.js';
 import { contract } from '../contract-operations.js';
 import { ENVELOPE } from './client.js';
+import { WRITE, authorizationOf } from '../requests.js';
 
 const mcpSdk = await import('@modelcontextprotocol/server');
 const tools = new Map(mcpTools(contract().document).map((tool) => [tool.definition.name, tool]));
@@ -153,6 +154,37 @@ t.test("the SDK's verdicts the path keeps, and the envelopes it reads each time"
   t.equal(call({ name: 'first', version: '1' }).read, 0, 'the first envelope is kept');
   for (let i = 0; i < 300; i++) call({ name: `client ${i}`, version: '1' });
   t.same(call({ name: 'first', version: '1' }), { taken: true, read: 1 }, 'and read again after 300 others');
+});
+
+t.test('envelopes that keep no verdict, sent to the server: answered as the SDK answers them', async (t) => {
+  const api = await side(t, mcpUsageData(new Date()));
+  // Written by hand: JSON.stringify can write neither 1e400 nor an array 20,000 deep.
+  const envelope = (clientInfo: string, capabilities: string) =>
+    `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":${clientInfo},"io.modelcontextprotocol/clientCapabilities":${capabilities}}`;
+  const envelopes = {
+    'a number too large for a double': envelope('{"name":"t","version":"1"}', '{"experimental":{"x":{"v":1e400}}}'),
+    'an envelope too deep to write': envelope(`{"name":"t","version":"1","junk":${'['.repeat(20_000)}0${']'.repeat(20_000)}}`, '{}'),
+  };
+  for (const [label, meta] of Object.entries(envelopes)) {
+    const send = async (mcpName: string) =>
+      api.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: {
+          ...(await authorizationOf([WRITE], COMPANY_A)),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': mcpName,
+        },
+        payload: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"CategoryQuery","arguments":{},"_meta":${meta}}}`,
+      });
+    const [direct, sdk] = [await send('CategoryQuery'), await send(sdkName('CategoryQuery'))];
+    t.ok(direct.statusCode < 500, `${label}: no fault (${direct.statusCode})`);
+    t.equal(direct.statusCode, sdk.statusCode, `${label}: the SDK's status`);
+    t.equal(atAnyMoment(direct.body), atAnyMoment(sdk.body), `${label}: the SDK's answer`);
+  }
 });
 
 t.test('a string id, as the SDK echoes it', async (t) => {
