@@ -68,7 +68,7 @@ function verdictKey(name: string, meta: Record<string, unknown>): string | undef
 export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string, McpTool>): DirectCall | undefined {
   const body = request.body;
   const { headers } = request;
-  if (request.method !== 'POST' || !isObject(body) || !only(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  if (!isObject(body) || !only(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
   if (!isObject(params) || !only(params, PARAMS_KEYS) || typeof params.name !== 'string') return undefined;
@@ -86,7 +86,7 @@ export function directCall(request: FastifyRequest, sdk: Sdk, tools: Map<string,
   let modern = key === undefined ? undefined : verdicts.get(key);
   if (modern === undefined) {
     const outcome = sdk.classifyInboundRequest({
-      httpMethod: 'POST',
+      httpMethod: 'POST', // the route's only method
       protocolVersionHeader: REVISION,
       mcpMethodHeader: 'tools/call',
       mcpNameHeader: params.name,

@@ -71,13 +71,14 @@ export const ENVELOPE = {
 
 /**
  * One JSON-RPC request POSTed as a client of `era` sends it (no `initialize` before it: the
- * server is stateless). `headers` are sent last and may replace any of the others.
+ * server is stateless). `headers` are sent last and may replace any of the others; `payload`,
+ * when given, is the body as sent, in place of the one made of `method` and `params`.
  */
 export async function postMcp(
   api: TestApp,
   method: string,
   params: Record<string, unknown> = {},
-  options: ClientOptions & { headers?: Record<string, string>; id?: number } = {},
+  options: ClientOptions & { headers?: Record<string, string>; id?: number; payload?: string } = {},
 ): Promise<LightMyRequestResponse> {
   const { as = [WRITE], company = COMPANY_A, era = '2026-07-28', remoteAddress, headers = {}, id = 1 } = options;
   const modern = era === '2026-07-28';
@@ -93,7 +94,7 @@ export async function postMcp(
       ...(modern ? { 'mcp-method': method, ...name } : {}),
       ...headers,
     },
-    payload: JSON.stringify({ jsonrpc: '2.0', id, method, params: modern ? { ...params, _meta: ENVELOPE } : params }),
+    payload: options.payload ?? JSON.stringify({ jsonrpc: '2.0', id, method, params: modern ? { ...params, _meta: ENVELOPE } : params }),
     ...(remoteAddress ? { remoteAddress } : {}),
   });
 }

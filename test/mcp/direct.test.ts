@@ -8,7 +8,6 @@ import { directCall } from '../../src/mcp/direct.js';
 import { mcpTools } from '../../src/mcp/tools.js';
 import { contract } from '../contract-operations.js';
 import { ENVELOPE } from './client.js';
-import { WRITE, authorizationOf } from '../requests.js';
 
 const mcpSdk = await import('@modelcontextprotocol/server');
 const tools = new Map(mcpTools(contract().document).map((tool) => [tool.definition.name, tool]));
@@ -166,18 +165,9 @@ t.test('envelopes that keep no verdict, sent to the server: answered as the SDK 
     'an envelope too deep to write': envelope(`{"name":"t","version":"1","junk":${'['.repeat(20_000)}0${']'.repeat(20_000)}}`, '{}'),
   };
   for (const [label, meta] of Object.entries(envelopes)) {
-    const send = async (mcpName: string) =>
-      api.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: {
-          ...(await authorizationOf([WRITE], COMPANY_A)),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': mcpName,
-        },
+    const send = (mcpName: string) =>
+      postMcp(api, 'tools/call', { name: 'CategoryQuery' }, {
+        headers: { 'mcp-name': mcpName },
         payload: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"CategoryQuery","arguments":{},"_meta":${meta}}}`,
       });
     const [direct, sdk] = [await send('CategoryQuery'), await send(sdkName('CategoryQuery'))];
