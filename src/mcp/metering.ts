@@ -3,7 +3,6 @@ import { budget, meteredCompany, tokenLimit, usageWindow } from '../domain/mcp-u
 import type { Store } from '../store/db.js';
 import { mcpUsageRepository, type McpUsage } from '../store/repositories/mcp-usage.js';
 import { batched } from './batches.js';
-import { loadTokenCounter, type CountTokens } from './tokens.js';
 
 /**
  * The MCP server's metering (docs/decisions.md, "The MCP server"): every tool result adds the
@@ -13,14 +12,19 @@ import { loadTokenCounter, type CountTokens } from './tokens.js';
  * event loop share one statement (batches.ts).
  */
 
-let counting: Promise<CountTokens> | undefined;
+let counting: Promise<(text: string) => number> | undefined;
 
 /**
- * The o200k_base tokens of `text`, every string as ordinary text (tokens.ts). The encoding's
- * data is loaded by the first call that counts, so a node that serves only HTTP never holds it.
+ * The o200k_base tokens of `text`, as gpt-tokenizer counts them, every string as ordinary
+ * text: no special tokens (an answer that holds `<|endoftext|>` is counted, not refused). The
+ * encoding is loaded by the first call that counts, so a node that serves only HTTP never
+ * holds it.
  */
 export async function countTokens(text: string): Promise<number> {
-  counting ??= loadTokenCounter();
+  counting ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens: count }) => {
+    const ordinary = { disallowedSpecial: new Set<string>() };
+    return (text: string) => count(text, ordinary);
+  });
   return (await counting)(text);
 }
 

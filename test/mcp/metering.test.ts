@@ -1,13 +1,16 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { countTokens as packageCount } from 'gpt-tokenizer/encoding/o200k_base';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { importData } from '../../src/import/import.js';
-import { Metering } from '../../src/mcp/metering.js';
+import { Metering, countTokens } from '../../src/mcp/metering.js';
 import { TOKENS_META } from '../../src/mcp/server.js';
+import { buildDemoData } from '../../src/store/demo-data.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { COMPANY_A, COMPANY_B } from '../fixtures.js';
 import { mcpUsageData } from '../fixtures/queries.js';
@@ -35,6 +38,59 @@ async function used(api: Pick<TestApp, 'call'>, company: string): Promise<number
 const call = async (client: Awaited<ReturnType<typeof mcpClient>>, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
+/** gpt-tokenizer's own count with every string ordinary text: what the metering must count. */
+const libraryCount = (text: string) => packageCount(text, { disallowedSpecial: new Set() });
+
+t.test("countTokens counts as gpt-tokenizer's o200k_base does, a special token's text as ordinary text", async (t) => {
+  const texts = [
+    '',
+    'a',
+    '<|endoftext|>',
+    '<|endofprompt|>',
+    '{"Name":"<|endoftext|> and <|endofprompt|>","Note":"<|im_start|>system<|im_end|>"}',
+    'He said "it\'s fine" — and we\'LL see.\r\n\r\n  Total:\t1 234 567,89 kr\n',
+    'é中日本😀\u0301\ufeff\ud800',
+    JSON.stringify(buildDemoData()),
+  ];
+  for (const text of texts) {
+    t.equal(await countTokens(text), libraryCount(text), `${JSON.stringify(text.slice(0, 40))}: the library's count`);
+  }
+  for (const special of ['<|endoftext|>', '<|endofprompt|>']) {
+    t.throws(() => packageCount(special), 'the library refuses it by default');
+    t.ok((await countTokens(special)) > 1, `${special}: several ordinary tokens, not one special token`);
+  }
+});
+
+t.test('the encoding is loaded by the first count, not with the app or metering modules', async (t) => {
+  // A process of its own, which records every module resolved (a resolve hook that appends each URL to a file).
+  const dir = mkdtempSync(join(tmpdir(), 'booking-mcp-lazy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, 'resolved.txt');
+  const hooks = `import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(log, resolved.url + '\\n');
+  return resolved;
+}`;
+  const script = `import { register } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(log)}, '');
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { log: ${JSON.stringify(log)} } });
+const loaded = () => readFileSync(${JSON.stringify(log)}, 'utf8').includes('/gpt-tokenizer/');
+await import('./src/app.ts');
+const { countTokens } = await import('./src/mcp/metering.ts');
+const before = loaded();
+const tokens = await countTokens('{"Results":[]}');
+console.log(JSON.stringify({ before, after: loaded(), tokens }));`;
+  // Without tap's NODE_OPTIONS: the child need not report coverage or itself.
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import=tsx', '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '../..'), env });
+  const outcome = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  t.same(outcome, { before: false, after: true, tokens: libraryCount('{"Results":[]}') }, 'not loaded by the app and metering modules; loaded by the first count');
+});
+
 t.test('each result adds the o200k_base tokens of its text, refusals too; GetMcpUsage rises by exactly that', async (t) => {
   const api = await buildTestApp(t, { data: mcpUsageData(new Date()) });
   const client = await mcpClient(t, api);
@@ -46,7 +102,7 @@ t.test('each result adds the o200k_base tokens of its text, refusals too; GetMcp
     await call(client, 'CreateMessageTemplate', { TypeId: 1, Name: '<|endoftext|> is ordinary text here' }),
   ];
   for (const result of results) {
-    t.equal(tokensOf(result), packageCount(textOf(result), { disallowedSpecial: new Set() }), `${tokensOf(result)} tokens, as gpt-tokenizer counts the text`);
+    t.equal(tokensOf(result), libraryCount(textOf(result)), `${tokensOf(result)} tokens, as gpt-tokenizer counts the text`);
     t.ok(tokensOf(result) > 0);
   }
   const sum = results.reduce((total, result) => total + tokensOf(result), 0);
@@ -111,7 +167,7 @@ t.test('a budget read that shares a run with an addition sees that addition: a c
   // A read alone: within budget, its run a plain read.
   const start = await used(api, COMPANY_A);
   const text = JSON.stringify({ Results: ['a page of answers'] });
-  const tokens = packageCount(text);
+  const tokens = libraryCount(text);
   await api.store.db.updateTable('companies').set({ mcp_token_limit: start + tokens }).where('id', '=', COMPANY_A).execute();
   t.same(await metering.checkBudget(caller, undefined), { company: COMPANY_A });
   // An addition and a read join in one turn: one run adds, then reads (one statement on PostgreSQL).
