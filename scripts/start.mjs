@@ -1,8 +1,11 @@
-// `npm start`: builds dist/ when it is missing or older than the sources, then serves.
-import { spawnSync } from 'node:child_process';
+// `npm start`: builds dist/ when it is missing or older than the sources, then serves it in a
+// child, `node <NODE_FLAGS> dist/server.js`: V8's flags go on the node command line, where Node
+// documents them (scripts/node-flags.mjs).
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from './node-flags.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -30,4 +33,22 @@ if (builtAt() < Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfi
   });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 }
-await import(new URL('../dist/server.js', import.meta.url).href);
+
+// The server runs in a session of its own (detached), so a Ctrl-C in the terminal reaches this
+// launcher only, which passes each signal on once: the server closes gracefully on the first
+// and at once on a second (README, "Stopping"), as when it ran in this process.
+const server = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/server.js')], { stdio: 'inherit', detached: true });
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const forward = (signal) => server.kill(signal);
+for (const signal of forwarded) process.on(signal, forward);
+
+server.on('error', (err) => {
+  console.error(`could not start dist/server.js: ${err.message}`);
+  process.exit(1);
+});
+server.on('exit', (code, signal) => {
+  if (!signal) process.exit(code ?? 1);
+  // Die of the same signal, so the caller sees what the server saw.
+  for (const s of forwarded) process.off(s, forward);
+  process.kill(process.pid, signal);
+});

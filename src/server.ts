@@ -1,5 +1,3 @@
-// First: the V8 heap policy holds before any other module's code runs.
-import './heap-policy.js';
 import closeWithGrace from 'close-with-grace';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';

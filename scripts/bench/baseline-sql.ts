@@ -4,8 +4,8 @@
 // statement), a write's in one transaction, and answering their rows serialized by
 // fast-json-stringify. No validation, no auth, no mapping.
 // `node --import tsx baseline-sql.ts <routes.json> <DATABASE_URL>`; listens on 127.0.0.1, a free port.
-// The API server's V8 heap policy, so that the baseline is measured as the API is.
-import '../../src/heap-policy.js';
+// Started with the API server's V8 flags on its node command line (servers.ts, NODE_FLAGS), so
+// that the baseline is measured as the API is.
 import { readFileSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';

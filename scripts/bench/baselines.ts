@@ -2,8 +2,8 @@
 // bytes, status and content type) on the route `/<operation id>`: bare Fastify with nothing
 // registered (the framework's), or bare node:http after reading the request body (the platform's).
 // `node --import tsx baselines.ts fastify|node <routes.json>`; listens on 127.0.0.1, a free port.
-// The API server's V8 heap policy, so that the baseline is measured as the API is.
-import '../../src/heap-policy.js';
+// Started with the API server's V8 flags on its node command line (servers.ts, NODE_FLAGS), so
+// that the baseline is measured as the API is.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Answer } from './measure.js';

@@ -1,4 +1,5 @@
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { NODE_FLAGS } from '../node-flags.mjs';
 import type { Dataset } from './dataset.js';
 import { mcpMarkdown, type McpResult } from './mcp.js';
 import { ENGINE_LABEL, enginesOf, type Answer, type Engine, type PerEngine, type Sample } from './measure.js';
@@ -82,7 +83,7 @@ export function resultsMarkdown(input: ReportInput): string {
     '### Machine and settings',
     '',
     `- Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; all traffic on 127.0.0.1, load generator (autocannon)${both ? ' and PostgreSQL' : ''} on the same cores. 1-minute load average ${input.load.start.toFixed(2)} at the start, ${input.load.end.toFixed(2)} at the end.`,
-    `- Server: ${input.server.kind === 'dist' ? '`node dist/server.js` (the build `npm start` runs)' : '`node --import tsx src/server.ts`'}, PORT=0, LOG_LEVEL=warn, rate limits off, no demo data, no webhook deliveries (WEBHOOK_DELIVERY=false) but in the webhook measurement.${input.server.note ? ` ${input.server.note.split('\n')[0]}` : ''}`,
+    `- Server: ${input.server.kind === 'dist' ? `\`node ${NODE_FLAGS.join(' ')} dist/server.js\` (the build \`npm start\` runs)` : `\`node ${NODE_FLAGS.join(' ')} --import tsx src/server.ts\``}, PORT=0, LOG_LEVEL=warn, rate limits off, no demo data, no webhook deliveries (WEBHOOK_DELIVERY=false) but in the webhook measurement.${input.server.note ? ` ${input.server.note.split('\n')[0]}` : ''}`,
     `- Full scale ${full.meta.scale}: ${counts(full)}. ${full.cached ? 'SQLite file reused from the cache' : `SQLite file generated in ${n0(full.meta.generationMs / 1000)} s`} (seed \`${s.seed}\`).`,
     `- Small scale ${small.meta.scale}: ${counts(small)}.`,
     'server' in postgres

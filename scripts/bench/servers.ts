@@ -3,10 +3,12 @@ import { existsSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { NODE_FLAGS } from '../node-flags.mjs';
 import { listeningPort } from './proc.js';
 
 // The processes under test: the API server (the built dist/server.js that `npm start`
-// runs, or src/server.ts under tsx) and the baselines, each its own child.
+// runs, or src/server.ts under tsx) and the baselines, each its own child, each with the V8
+// flags of a serving process on its node command line (NODE_FLAGS, as `npm start` gives them).
 
 export interface ServerCommand {
   kind: 'dist' | 'tsx';
@@ -117,10 +119,10 @@ export function forgetNewerMigrations(file: string, compareDir: string): string[
   }
 }
 
-/** Spawns `node <args>` and waits until it listens and answers `probePath` with a 2xx/4xx. */
+/** Spawns `node <NODE_FLAGS> <args>` and waits until it listens and answers `probePath` with a 2xx/4xx. */
 async function startChild(root: string, args: string[], env: Record<string, string>, probePath: string): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-20_000); };
   child.stdout!.on('data', keep);

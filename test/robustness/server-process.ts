@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
 import { importData } from '../../src/import/import.js';
 import { engine, freshDatabase } from '../test-store.js';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 /**
  * The server as a user runs it: `src/server.ts` in its own process on a real socket
@@ -34,7 +35,8 @@ export interface ServerProcess {
 
 /** The command that starts the server, for a child process or a one-off run. */
 export function serverCommand(): [string, string[]] {
-  return [process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')]];
+  // Served as npm start serves it: the soak's RSS bound holds with these flags.
+  return [process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(root, 'src/server.ts')]];
 }
 
 /**
