@@ -8,6 +8,7 @@ import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString } from './http/querystring.js';
 import { rewriteUrl } from './http/servicestack-routes.js';
 import { docsPlugin } from './plugins/docs.js';
+import { executorPlugin } from './executor/run.js';
 import { MAX_PATH_PARAMETER } from './http/errors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin } from './plugins/wire-format.js';
@@ -66,8 +67,7 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
  * Builds the application: the Fastify instance with its server options, then the plugins
  * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
  * (before the rate limits read the routes), protection, the metrics, docs, the webhook deliveries,
- * the MCP server (before the operations, whose routes its tool calls run through) and last
- * the operations.
+ * the executor that runs every operation, the MCP server and last the operations' routes.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -123,6 +123,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(metricsPlugin);
   await app.register(docsPlugin);
   await app.register(webhooksPlugin, { resolve: options.resolveHost });
+  await app.register(executorPlugin);
   await app.register(mcpPlugin);
   await app.register(operationsPlugin);
   return app;

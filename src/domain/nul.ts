@@ -4,7 +4,7 @@ import { invalid, type FieldError } from './refusals.js';
  * No text the service is given may hold U+0000 (NUL): PostgreSQL cannot store it in a text
  * column (SQLSTATE 22021), and what one engine cannot store the other must not accept
  * either, so that every operation behaves the same on both. Checked once for every request
- * (plugins/route-hooks.ts) and once for every import item (import/validate.ts).
+ * (executor/run.ts) and once for every import item (import/validate.ts).
  */
 const NUL = '\u0000';
 

@@ -1,8 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { invalid, refused } from '../domain/refusals.js';
 import { coerceToSchema, define, isRecord, propertiesOf, type JsonSchema } from './coercion.js';
 import { parseJsv, toJsv, type JsvValue } from './jsv.js';
-import { isPredefinedRoute } from './servicestack-routes.js';
 
 /**
  * Request binding as ServiceStack does it (docs/decisions.md, "Wire format"): a ServiceStack request is
@@ -39,8 +37,14 @@ export function requestFields(schemas: RequestSchemas): RequestFields {
   return { params: byLowerName(schemas.params), query, body: byLowerName(schemas.body) };
 }
 
-/** Body fields sent in the query string, from the path-and-query step to the body step. */
-const bodyFieldsInQuery = new WeakMap<FastifyRequest, Record<string, unknown>>();
+/** A request's fields as the transport read them: the path, the query string and the body. */
+export interface RequestParts {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  /** came by a predefined route (`/api/{OperationId}`): no path parameter is in its path */
+  predefined?: boolean;
+}
 
 /** The keys of `source` with those spelled exactly as a field first, so that the exact spelling wins. */
 function exactFirst(source: Record<string, unknown>, fields: RequestFields): string[] {
@@ -50,15 +54,19 @@ function exactFirst(source: Record<string, unknown>, fields: RequestFields): str
 }
 
 /**
- * Before the body is read: path parameters that are not in the path (a predefined route
- * has none there) come from the query string; query values that name body fields are kept
- * for the body. Then the path and the query string take their schemas' types.
+ * Moves each field to the contract's place and gives the path, the query string and the
+ * body their schemas' types. Path parameters that are not in the path (a predefined route
+ * has none there) come from the query string, then the body; query values that name body
+ * fields go into the body, over its own values; body members that name parameters become
+ * those parameters where the path or query string did not give them. An operation without a
+ * body keeps none. Returns true when the body was made from the query string alone (no body
+ * was sent).
  */
-export function bindPathAndQuery(schemas: RequestSchemas, fields: RequestFields, request: FastifyRequest): void {
-  const query = request.query as Record<string, unknown>;
-  const params: Record<string, unknown> = isPredefinedRoute(request.raw) ? {} : { ...(request.params as object) };
+export function bindRequest(schemas: RequestSchemas, fields: RequestFields, parts: RequestParts): boolean {
+  const query = { ...parts.query };
+  const params: Record<string, unknown> = parts.predefined ? {} : { ...parts.params };
   const inPath = new Set(Object.keys(params));
-  const forBody: Record<string, unknown> = {};
+  const fromQuery: Record<string, unknown> = {};
   for (const key of exactFirst(query, fields)) {
     const lower = key.toLowerCase();
     if (fields.query.has(lower)) continue;
@@ -69,27 +77,12 @@ export function bindPathAndQuery(schemas: RequestSchemas, fields: RequestFields,
     delete query[key];
     if (param !== undefined) {
       if (!inPath.has(param) && !Object.hasOwn(params, param)) define(params, param, value);
-    } else if (!Object.hasOwn(forBody, field!)) {
-      define(forBody, field!, value);
+    } else if (!Object.hasOwn(fromQuery, field!)) {
+      define(fromQuery, field!, value);
     }
   }
-  if (Object.keys(forBody).length > 0) bodyFieldsInQuery.set(request, forBody);
-  request.params = schemas.params ? coerceToSchema(params, schemas.params) : params;
-  if (schemas.query) request.query = coerceToSchema(query, schemas.query);
-}
-
-/**
- * After the body is parsed: its members that name path or query parameters become those
- * parameters where the path or query string did not give them; body fields sent in the
- * query string go into the body, over the body's own values. An operation without a body
- * keeps none. Returns true when the body was made from the query string alone (no body was
- * sent), so that it is validated although it came in no media type.
- */
-export function bindBody(schemas: RequestSchemas, fields: RequestFields, request: FastifyRequest): boolean {
-  const body = request.body;
+  const body = parts.body;
   if (isRecord(body)) {
-    const params = request.params as Record<string, unknown>;
-    const query = request.query as Record<string, unknown>;
     for (const key of exactFirst(body, fields)) {
       const lower = key.toLowerCase();
       if (fields.body.has(lower)) continue;
@@ -99,17 +92,16 @@ export function bindBody(schemas: RequestSchemas, fields: RequestFields, request
       if (!Object.hasOwn(target, name)) define(target, name, body[key]);
       delete body[key];
     }
-    if (schemas.params) request.params = coerceToSchema(params, schemas.params);
-    if (schemas.query) request.query = coerceToSchema(query, schemas.query);
   }
+  parts.params = schemas.params ? (coerceToSchema(params, schemas.params) as Record<string, unknown>) : params;
+  parts.query = schemas.query ? (coerceToSchema(query, schemas.query) as Record<string, unknown>) : query;
   if (!schemas.body) {
-    request.body = undefined;
+    parts.body = undefined;
     return false;
   }
-  const fromQuery = bodyFieldsInQuery.get(request);
-  if (!fromQuery) return false;
+  if (Object.keys(fromQuery).length === 0) return false;
   if (body === undefined || body === null) {
-    request.body = fromQuery;
+    parts.body = fromQuery;
     return true;
   }
   if (isRecord(body)) {

@@ -1,3 +1,4 @@
+import type { OperationInput } from '../executor/run.js';
 import { MAX_PATH_PARAMETER } from '../http/errors.js';
 import { parseQueryString } from '../http/querystring.js';
 import type { McpTool } from './tools.js';
@@ -5,18 +6,11 @@ import type { McpTool } from './tools.js';
 /**
  * The parts of the operation's request that a tool call's arguments make, each field where
  * the contract puts it (docs/decisions.md, "The MCP server"). Nothing of the arguments is
- * checked here: the operation's own hooks and validation read them as they read an HTTP
- * request (pipeline.ts).
+ * checked here: the executor binds and validates them as it does an HTTP request.
  */
 
 /** The request a tool call makes, as the router and the parsers would have left it. */
-export interface OperationInput {
-  /** path parameters as the router decodes them; empty where the call acts as a predefined route */
-  params: Record<string, string>;
-  /** the query string, parsed by the server's own parser */
-  query: Record<string, unknown>;
-  /** the JSON body, where the operation takes one */
-  body?: Record<string, unknown>;
+export interface ToolInput extends OperationInput {
   /** a path value is longer than the router takes (maxParamLength) */
   pathTooLong: boolean;
 }
@@ -51,7 +45,7 @@ const isSegmentValue = (value: unknown): value is string | number =>
  * string is written as a client writes it and read by the server's parser, so each value
  * arrives as text, as over HTTP. The `format` argument is not passed on: the MCP layer reads JSON.
  */
-export function operationInput(tool: McpTool, args: Arguments): OperationInput {
+export function operationInput(tool: McpTool, args: Arguments): ToolInput {
   const query = new URLSearchParams();
   const body: Arguments = {};
   const { params, queryNames } = lookupOf(tool);
@@ -74,7 +68,8 @@ export function operationInput(tool: McpTool, args: Arguments): OperationInput {
   } else {
     for (const [name, value] of pathValues) appendQuery(query, name, value);
   }
-  return { params: path, query: parseQueryString(query.toString()), ...(tool.hasBody ? { body } : {}), pathTooLong };
+  const sent = tool.hasBody ? { body, mediaType: 'application/json' } : { body: undefined };
+  return { params: path, query: parseQueryString(query.toString()), ...sent, pathTooLong };
 }
 
 /** Each tool's parameter names by their lower case, made at its first call. */

@@ -1,19 +1,18 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SUPERADMIN, type Caller } from '../domain/caller.js';
-import { ApiError } from '../http/errors.js';
-import { errorBody } from '../plugins/errors.js';
-import type { Answers } from './answers.js';
+import { ApiError, pathParameterTooLong } from '../http/errors.js';
+import { errorBody, toApiError } from '../plugins/errors.js';
+import { refusingLimit } from '../plugins/protection.js';
 import { operationInput } from './call.js';
 import type { Metering } from './metering.js';
-import type { OperationRoutes } from './pipeline.js';
 import type { McpTool } from './tools.js';
 
 /**
  * The MCP server (docs/decisions.md, "The MCP server"): the SDK's HTTP handler serves the
  * 2026-07-28 revision and, statelessly, the 2025 ones; each request gets a fresh low-level
  * Server whose `tools/list` shows the caller the tools its roles may call and whose
- * `tools/call` runs the operation (pipeline.ts), metered (metering.ts). The SDK validates no
+ * `tools/call` runs the operation by the executor, as HTTP does (executor/run.ts), metered (metering.ts). The SDK validates no
  * arguments here: the low-level Server has no input schemas of its own, so the operation's
  * binding and validation decide, as over HTTP. The SDK is loaded by the first MCP request,
  * so that a node serving only HTTP does not hold it.
@@ -25,12 +24,11 @@ export const TOKENS_META = 'booking-admin/tokens';
 /** GetMcpUsage reports the budget: it is never metered nor refused for it. */
 const UNMETERED = new Set(['GetMcpUsage']);
 
-/** Who calls, the MCP request its calls run in, and where its results' answers are held: handed from the HTTP route to the per-request Server. */
+/** Who calls, and the MCP request its calls run in: handed from the HTTP route to the per-request Server. */
 export interface McpCaller {
   caller: Caller;
   request: FastifyRequest;
   reply: FastifyReply;
-  answers: Answers;
 }
 
 export const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
@@ -38,15 +36,13 @@ export const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
 /** What a tool call answers: the operation's JSON text (an object: its structured content too), and the tokens it metered. */
 export interface ToolAnswer {
   text: string;
-  object: boolean;
   isError: boolean;
   tokens: number;
 }
 
-/** What every tool call of a server uses: the app, its operations' routes and its metering. */
+/** What every tool call of a server uses: the app and its metering. */
 export interface ToolCalls {
   app: FastifyInstance;
-  routes: OperationRoutes;
   metering: Metering;
 }
 
@@ -59,10 +55,45 @@ function namedCompany(args: Record<string, unknown>): unknown {
 }
 
 /**
- * One tool call: refused before it runs when the company is over its budget, else run
- * through the operation's route and metered. Throws only on a fault of the server.
+ * The operation's answer to a call, as the HTTP operation answers: its result as the route
+ * writes it (the same serializer), or its refusal as the error plugin writes it (JSON).
  */
-async function callTool({ app, routes, metering }: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer> {
+async function runTool(app: FastifyInstance, tool: McpTool, args: Record<string, unknown>, from: McpCaller) {
+  const name = tool.definition.name;
+  const started = performance.now();
+  let status = 200;
+  let text: string;
+  try {
+    const input = operationInput(tool, args);
+    if (input.pathTooLong) throw pathParameterTooLong();
+    const outcome = await app.runOperation(name, input, { caller: from.caller, request: from.request, reply: from.reply, addressCounted: false });
+    text = outcome.facts.ok ? from.reply.compileSerializationSchema(outcome.facts.ok, '200', 'application/json')(outcome.result as Record<string, unknown>) : JSON.stringify(outcome.result);
+    if (outcome.recordedEvent) {
+      // The webhooks plugin hands the request's event to the worker once the answer is sent;
+      // an earlier call's of the same request is handed over now, committed as it is.
+      if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
+      from.request.recordedEvent = outcome.recordedEvent;
+    }
+  } catch (err) {
+    const limit = refusingLimit(err);
+    if (limit) app.metrics.rateLimited(name, limit);
+    const apiError = toApiError(err as Parameters<typeof toApiError>[0], from.request);
+    if (!apiError) from.request.log.error({ err, operation: name }, 'unexpected error');
+    else if (apiError.statusCode >= 500) from.request.log.error({ err, operation: name }, 'request failed');
+    const error = apiError ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.');
+    status = error.statusCode;
+    text = errorBody('json', error);
+  }
+  // Observed as the operation's request, as over HTTP (the metrics plugin's onResponse).
+  app.metrics.request(name, status, (performance.now() - started) / 1000);
+  return { status, text };
+}
+
+/**
+ * One tool call: refused before it runs when the company is over its budget, else run by
+ * the executor and metered. Throws only on a fault of the server.
+ */
+async function callTool({ app, metering }: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: McpCaller): Promise<ToolAnswer> {
   const name = tool.definition.name;
   const metered = !UNMETERED.has(name);
   const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
@@ -71,26 +102,19 @@ async function callTool({ app, routes, metering }: ToolCalls, tool: McpTool, arg
     app.metrics.mcpToolCall(name, 'over_budget', 0);
     const { limit, windowDays } = check.overBudget;
     const error = new ApiError(429, 'McpTokenLimitReached', `The company has used its MCP token limit of ${limit} tokens in the last ${windowDays} days.`);
-    return { text: errorBody('json', error), object: true, isError: true, tokens: 0 };
+    return { text: errorBody('json', error), isError: true, tokens: 0 };
   }
-  const answer = await routes.call(name, operationInput(tool, args), from.request, from.reply);
-  if (answer.recordedEvent) {
-    // The webhooks plugin hands the request's event to the worker once the answer is sent;
-    // a batch's earlier events are handed over now, committed as they are.
-    if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
-    from.request.recordedEvent = answer.recordedEvent;
-  }
+  const answer = await runTool(app, tool, args, from);
   const tokens = check ? await metering.meter(check.company, answer.text) : 0;
   app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
-  return { text: answer.text, object: answer.object, isError: answer.status !== 200, tokens };
+  return { text: answer.text, isError: answer.status !== 200, tokens };
 }
 
-/** A result carrying the operation's answer: its JSON as text and, an object, as structured content (held: answers.ts). */
-function toolResult(answers: Answers, answer: ToolAnswer): CallToolResult {
-  const { text: held, structuredContent } = answers.hold(answer.text, answer.object);
+/** A result carrying the operation's answer: its JSON as text and, an object, as structured content. */
+function toolResult(answer: ToolAnswer): CallToolResult {
   return {
-    content: [{ type: 'text', text: held }],
-    ...(structuredContent ? { structuredContent } : {}),
+    content: [{ type: 'text', text: answer.text }],
+    ...(answer.text.startsWith('{') ? { structuredContent: JSON.parse(answer.text) as Record<string, unknown> } : {}),
     ...(answer.isError ? { isError: true } : {}),
     _meta: { [TOKENS_META]: answer.tokens },
   };
@@ -99,8 +123,8 @@ function toolResult(answers: Answers, answer: ToolAnswer): CallToolResult {
 /** A fault of the server says no more over MCP than over HTTP. */
 export const FAULT_MESSAGE = 'An unexpected error occurred.';
 
-/** A tool call whose fault of the server is logged and counted, and answered as undefined: each path answers it as the SDK does. */
-export async function answerTool(calls: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: Omit<McpCaller, 'answers'>): Promise<ToolAnswer | undefined> {
+/** A tool call whose fault of the server is logged and counted, and answered as undefined: the SDK answers it. */
+async function answerTool(calls: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: McpCaller): Promise<ToolAnswer | undefined> {
   try {
     return await callTool(calls, tool, args, from);
   } catch (err) {
@@ -125,7 +149,7 @@ export async function createMcpServer(calls: ToolCalls, tools: McpTool[], byName
         if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
         const answer = await answerTool(calls, tool, (request.params.arguments ?? {}) as Record<string, unknown>, from);
         if (!answer) throw new ProtocolError(ProtocolErrorCode.InternalError, FAULT_MESSAGE);
-        const result = toolResult(from.answers, answer);
+        const result = toolResult(answer);
         return server.projectCallToolResult(result, tool.definition.outputSchema);
       });
       return server;

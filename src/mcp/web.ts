@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import type { Answers } from './answers.js';
 
 /**
  * Between Fastify and the SDK's web-standard handler (`fetch(Request) → Response`): the
@@ -64,13 +63,13 @@ function withResponseStatus(status: number, text: string): string {
   return JSON.stringify({ ...body, ResponseStatus: error.toResponseStatus() });
 }
 
-/** The SDK's response onto the reply, with the operations' answers its results hold (answers.ts). */
-export async function fromWebResponse(response: Response, reply: FastifyReply, answers: Answers): Promise<FastifyReply> {
+/** The SDK's response onto the reply. */
+export async function fromWebResponse(response: Response, reply: FastifyReply): Promise<FastifyReply> {
   reply.code(response.status);
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') reply.header(name, value);
   });
-  const text = answers.fill(await response.text());
+  const text = await response.text();
   // An accepted notification has no answer.
   if (text === '') return reply.send();
   const json = (response.headers.get('content-type') ?? '').startsWith('application/json');

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -6,9 +7,9 @@ import { contract } from '../http/contract.js';
 import { ApiError } from '../http/errors.js';
 
 const require = createRequire(import.meta.url);
-// absolute-path.js names the folder without loading the package's index, which runs the
-// whole Swagger UI bundle (a start-up and memory cost seen in bench/results.md).
-const swaggerUiDir: string = require('swagger-ui-dist/absolute-path.js')();
+// The package's folder, from its package.json: loading its index would run the whole Swagger
+// UI bundle (a start-up and memory cost), and no other file of it is needed here.
+const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
 
 const page = `<!doctype html>
 <html lang="en">

@@ -9,6 +9,7 @@ import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS, pathParam
 import { negotiateFormat, type Format } from '../http/negotiation.js';
 import { parseQueryString } from '../http/querystring.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
+import { refusingLimit } from './protection.js';
 
 /** Any error a layer may raise; fastify-openapi-glue's security check wraps its handlers' errors. */
 type AnyError = FastifyError & { validation?: AjvErrorLike[]; validationContext?: string; errors?: unknown[] };
@@ -139,6 +140,8 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       return sendError(request, reply, toApiError(error, request) ?? clientGone());
     }
     const apiError = toApiError(error, request);
+    const limit = refusingLimit(error);
+    if (limit) app.metrics.rateLimited(request.routeOptions.config?.operationId, limit);
     if (apiError) {
       if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
       return sendError(request, reply, apiError);

@@ -4,11 +4,8 @@ import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { ApiError } from '../http/errors.js';
-import { Answers } from '../mcp/answers.js';
-import { OperationRoutes } from '../mcp/pipeline.js';
-import { directAnswer, directCall, directFault } from '../mcp/direct.js';
 import { Metering } from '../mcp/metering.js';
-import { answerTool, createMcpServer, FAULT_MESSAGE, type McpCaller, type ToolCalls } from '../mcp/server.js';
+import { createMcpServer, type McpCaller, type ToolCalls } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
 
@@ -67,10 +64,7 @@ export const mcpPlugin = fp(
   async (app: FastifyInstance) => {
     const tools = mcpTools(contract().document);
     const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-    // Registered before the operations: their routes are kept as every other plugin left them.
-    const routes = new OperationRoutes(app);
-    app.addHook('onRoute', routes.capture);
-    const calls: ToolCalls = { app, routes, metering: new Metering(app.store, app.config) };
+    const calls: ToolCalls = { app, metering: new Metering(app.store, app.config) };
     let handler: Promise<McpHttpHandler> | undefined;
     app.addHook('onClose', async () => (await handler)?.close());
     const authenticate = createAuthenticator(app.config);
@@ -106,22 +100,15 @@ export const mcpPlugin = fp(
       },
       handler: async (request, reply) => {
         const caller = request.caller!;
-        // A plain tools/call of the current revision is answered directly, as the SDK answers it (direct.ts).
-        const direct = directCall(request, await loadSdk(), byName);
-        if (direct) {
-          const answer = await answerTool(calls, direct.tool, direct.args, { caller, request, reply });
-          return reply.type('application/json').send(answer ? directAnswer(direct.id, answer) : directFault(direct.id, FAULT_MESSAGE));
-        }
         const authorization = request.headers.authorization!;
-        const answers = new Answers();
-        const mcpCaller: McpCaller = { caller, request, reply, answers };
+        const mcpCaller: McpCaller = { caller, request, reply };
         handler ??= createMcpServer(calls, tools, byName);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).
           authInfo: { token: authorization.replace(/^Bearer\s+/i, ''), clientId: caller.sub ?? '', scopes: [...caller.roles], extra: { mcpCaller } },
           parsedBody: request.body,
         });
-        return fromWebResponse(response, reply, answers);
+        return fromWebResponse(response, reply);
       },
     });
 
@@ -141,5 +128,5 @@ export const mcpPlugin = fp(
       });
     });
   },
-  { name: 'mcp', dependencies: ['store', 'protection'] },
+  { name: 'mcp', dependencies: ['store', 'protection', 'executor'] },
 );

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import cors from '@fastify/cors';
 import rateLimit, { normalizeIP, type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import fp from 'fastify-plugin';
 import { ApiError, clientGone } from '../http/errors.js';
@@ -21,12 +21,20 @@ export function clientAddress(request: FastifyRequest): string {
   return address;
 }
 
-const tooMany = (limit: RateLimit) => (request: FastifyRequest, context: { after: string; ttl: number }) => {
-  request.server.metrics.rateLimited(request.routeOptions.config.operationId, limit);
-  return new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
-    'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
-};
+/**
+ * The 429 of a rate limit, which says which limit refused it: the one place that counts
+ * refusals (the error plugin for HTTP, the MCP tool call) reads it with the operation.
+ */
+const tooMany = (limit: RateLimit) => (_request: FastifyRequest, context: { after: string; ttl: number }) =>
+  Object.assign(
+    new ApiError(429, 'TooManyRequests', `Too many requests; retry in ${context.after}.`, [], {
+      'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+    }),
+    { rateLimit: limit },
+  );
+
+/** Which rate limit refused an error, if one did. */
+export const refusingLimit = (error: unknown): RateLimit | undefined => (error as { rateLimit?: RateLimit } | null)?.rateLimit;
 
 /**
  * Abuse limits and browser protections, each from configuration: a rate limit per
@@ -123,14 +131,65 @@ async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Shared
   return { client, failed, answered };
 }
 
-// @fastify/rate-limit's own stores, which it exposes only by file (its package has no
-// exports map): the shared counts are kept exactly as the plugin keeps them in Redis, and the
-// fallback exactly as a node without REDIS_URL counts.
-const require = createRequire(import.meta.url);
-const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, nameSpace: string) => FastifyRateLimitStore =
-  require('@fastify/rate-limit/store/RedisStore.js');
-const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean) => FastifyRateLimitStore =
-  require('@fastify/rate-limit/store/LocalStore.js');
+// Our own store, through @fastify/rate-limit's public `store` option (its README, "Custom
+// store"). Its `redis` option would count in Redis too, but only with `skipOnError`'s choice
+// while Redis is away: a 500 for every request, or none counted; and its own stores are
+// exported only as files (no exports map) that any upgrade may move. So the store is ours,
+// counting as the plugin's Redis store does (same script and keys, so that nodes of an older
+// release count together with these during a rolling upgrade).
+
+/**
+ * One count: a fixed window from a key's first request, restarted by every request over the
+ * limit with continueExceeding, or lengthened exponentially with exponentialBackoff (neither
+ * is set here; the plugin passes them). Returns [count, ms left in the window].
+ */
+const COUNT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local window = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+if current == 1 or (ARGV[3] == 'true' and current > max) then
+  redis.call('PEXPIRE', KEYS[1], window)
+elseif ARGV[4] == 'true' and current > max then
+  window = math.min(window * 2 ^ (current - max - 1), 2 ^ 53 - 1)
+  redis.call('PEXPIRE', KEYS[1], window)
+else
+  window = redis.call('PTTL', KEYS[1])
+end
+return {current, window}
+`;
+
+/** The limits the plugin passes to a store: its options, merged with a route's for child(). */
+interface Limits {
+  continueExceeding?: boolean;
+  exponentialBackoff?: boolean;
+  /** how many keys a node keeps when it counts alone (the plugin's `cache`, 5000 by default) */
+  cache?: number;
+  /** the route of a child (its README, "Custom store"); its typings omit it */
+  routeInfo?: { method?: string; url?: string };
+  groupId?: string;
+}
+
+/** One key's window on this node: its count, and when it ends (ms since the epoch). */
+interface Window {
+  count: number;
+  ends: number;
+}
+
+/** COUNT_SCRIPT, on this node's own counts. */
+function countAlone(windows: LRUCache<string, Window>, key: string, timeWindow: number, max: number, limits: Limits) {
+  const now = Date.now();
+  const window = windows.get(key);
+  const current = window && window.ends > now ? window.count + 1 : 1;
+  let ttl = window && current > 1 ? window.ends - now : timeWindow;
+  if (limits.continueExceeding && current > max) ttl = timeWindow;
+  else if (limits.exponentialBackoff && current > max) ttl = Math.min(timeWindow * 2 ** (current - max - 1), Number.MAX_SAFE_INTEGER);
+  windows.set(key, { count: current, ends: now + ttl });
+  return { current, ttl };
+}
+
+type CountingRedis = Redis & {
+  countRateLimit(key: string, timeWindow: number, max: number, continueExceeding: string, exponentialBackoff: string): Promise<[number, number]>;
+};
 
 /**
  * Counts in Redis, so that N nodes allow a limit once rather than N times; while Redis does
@@ -138,32 +197,39 @@ const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean) 
  * request or letting it through uncounted. The plugin makes a child per limited route.
  */
 function sharedCounts({ client, failed, answered }: SharedRedis): FastifyRateLimitStoreCtor {
-  class SharedCounts implements FastifyRateLimitStore {
+  const redis = client as CountingRedis;
+  redis.defineCommand('countRateLimit', { numberOfKeys: 1, lua: COUNT_SCRIPT });
+  return class SharedCounts implements FastifyRateLimitStore {
+    readonly alone: LRUCache<string, Window>;
+
     constructor(
-      readonly shared: FastifyRateLimitStore,
-      readonly local: FastifyRateLimitStore,
-    ) {}
+      readonly limits: Limits,
+      readonly prefix = 'booking-rate-limit:',
+    ) {
+      this.alone = new LRUCache({ max: limits.cache ?? 5000 });
+    }
 
     incr(...[key, callback, timeWindow, max]: Parameters<FastifyRateLimitStore['incr']>): void {
-      if (client.status !== 'ready') return this.local.incr(key, callback, timeWindow, max);
-      this.shared.incr(key, (err, result) => {
-        if (!err) {
+      const alone = () => callback(null, countAlone(this.alone, key, timeWindow, max, this.limits));
+      if (client.status !== 'ready') return alone();
+      const { continueExceeding = false, exponentialBackoff = false } = this.limits;
+      redis.countRateLimit(this.prefix + key, timeWindow, max, String(continueExceeding), String(exponentialBackoff)).then(
+        ([current, ttl]) => {
           answered();
-          return callback(null, result);
-        }
-        failed(err);
-        this.local.incr(key, callback, timeWindow, max);
-      }, timeWindow, max);
+          callback(null, { current, ttl });
+        },
+        (err: Error) => {
+          failed(err);
+          alone();
+        },
+      );
     }
 
     child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-      return new SharedCounts(this.shared.child(routeOptions), this.local.child(routeOptions));
-    }
-  }
-  return class extends SharedCounts {
-    constructor(options: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
-      const { continueExceeding = false, exponentialBackoff = false } = options;
-      super(new RedisStore(continueExceeding, exponentialBackoff, client, 'booking-rate-limit:'), new LocalStore(continueExceeding, exponentialBackoff));
+      const limits = routeOptions as Limits;
+      // The plugin's Redis store's key for a route; a limit made with app.rateLimit() has none, and its groupId names it.
+      const scope = limits.routeInfo?.url ? `${limits.routeInfo.method}${limits.routeInfo.url}` : (limits.groupId ?? 'limit');
+      return new SharedCounts(limits, `${this.prefix}${scope}-`);
     }
   };
 }
@@ -195,16 +261,15 @@ export function securityHeaders(): Record<string, string> {
 }
 
 /**
- * The tighter limit of an `x-rate-limit: strict` operation, counted per verified
- * caller (after authentication) so that one caller cannot enumerate rebate codes.
+ * The tighter limit of an `x-rate-limit: strict` operation, counted per verified caller
+ * (after authentication) so that one caller cannot enumerate rebate codes; the executor
+ * counts a call against it (executor/run.ts).
  */
 export function strictRateLimit(config: Config) {
-  if (config.REBATE_LOOKUP_RATE_LIMIT_MAX === 0) return undefined;
   return {
     max: config.REBATE_LOOKUP_RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    hook: 'preValidation' as const,
-    groupId: 'strict',
+    groupId: 'lookups',
     keyGenerator: (request: FastifyRequest) => {
       const who = request.caller ? `${request.caller.companyId ?? ''}/${request.caller.sub ?? ''}` : clientAddress(request);
       return createHash('sha256').update(who).digest('base64url');
@@ -212,4 +277,3 @@ export function strictRateLimit(config: Config) {
     errorResponseBuilder: tooMany('caller'),
   };
 }
-

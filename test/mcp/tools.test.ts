@@ -29,7 +29,8 @@ t.test('one tool per operation of the contract, named by its operationId, with i
   const tools = mcpTools(contract().document);
   t.strictSame(tools.map((tool) => tool.definition.name).sort(), [...contract().operations.keys()].sort());
   for (const tool of tools) {
-    const op = contract().document.paths[tool.path][tool.method.toLowerCase()];
+    const { path, method } = contract().operations.get(tool.definition.name)!;
+    const op = contract().document.paths[path][method.toLowerCase()];
     t.equal(tool.definition.title, op.summary.trim(), `${tool.definition.name}: title`);
     t.equal(tool.definition.description, op.description.trim(), `${tool.definition.name}: description`);
     t.equal(tool.definition.inputSchema.type, 'object');

@@ -1,8 +1,9 @@
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import t from 'tap';
 import { mintToken } from '../../src/auth/token.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
-import { buildTestApp, expectRefusal, snapshot, TEST_SECRET, token, WRITE } from '../helper.js';
+import { buildLoggedApp, buildTestApp, expectRefusal, snapshot, TEST_SECRET, token, WRITE } from '../helper.js';
 import { serverDatabase, startServer } from './server-process.js';
 
 // Abuse limits, each set by configuration (src/config.ts) and answered in the API's error
@@ -192,6 +193,14 @@ async function cuttableRelay(target: URL) {
       server.close();
       for (const socket of sockets) socket.destroy();
     },
+    /** Stops passing bytes, the connections left open: a Redis that hangs. */
+    hang: () => {
+      for (const socket of sockets) socket.pause();
+    },
+    /** Passes them again, what was held back first. */
+    resume: () => {
+      for (const socket of sockets) socket.resume();
+    },
   };
 }
 
@@ -224,5 +233,41 @@ t.test(
     await new Promise((resolve) => setTimeout(resolve, 100));
     t.same(await statuses(0, 5), [200, 200, 200, 200, 429], 'Redis away: node 1 counts alone, from zero');
     t.same(await statuses(1, 5), [200, 200, 200, 200, 429], 'and so does node 2');
+  },
+);
+
+t.test(
+  'REDIS_URL that hangs: no request waits on it more than about 1 s, the node counts alone meanwhile, and the outage and its end are logged once each',
+  { skip: TEST_REDIS_URL ? false : 'needs TEST_REDIS_URL' },
+  async (t) => {
+    const relay = await cuttableRelay(new URL(TEST_REDIS_URL!));
+    t.teardown(relay.cut);
+    let text = '';
+    const capture = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+    const { app } = await buildLoggedApp(t, capture, { LOG_LEVEL: 'info', RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_MS: 60000, REDIS_URL: relay.url });
+    const get = async () => {
+      const started = Date.now();
+      const { statusCode } = await app.inject({ method: 'GET', url: '/categories?Take=1' });
+      return { statusCode, ms: Date.now() - started };
+    };
+    const logged = (level: number, message: RegExp) =>
+      text.split('\n').filter((line) => line && JSON.parse(line).level === level && message.test(JSON.parse(line).msg)).length;
+
+    t.equal((await get()).statusCode, 200, 'counted in Redis: 1');
+    relay.hang();
+    for (const n of [1, 2]) {
+      const { statusCode, ms } = await get();
+      t.equal(statusCode, 200, `Redis hangs: served, counted alone: ${n}`);
+      t.ok(ms >= 900 && ms < 1900, `after waiting about 1 s for Redis (${ms} ms)`);
+    }
+    t.equal(logged(40, /does not answer/), 1, 'one warning for the outage');
+
+    relay.resume();
+    // The two counts held back reach Redis now: 3 there.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.equal((await get()).statusCode, 200, 'Redis answers again: the 4th there');
+    t.equal((await get()).statusCode, 429, 'and the 5th is refused (counting alone, it would be the 3rd)');
+    t.equal(logged(30, /answers again/), 1, 'its end logged once');
+    t.equal(logged(40, /does not answer/), 1, 'and no other warning');
   },
 );
