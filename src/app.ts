@@ -5,18 +5,15 @@ import type { Config } from './config.js';
 import { generateSign, type SignGenerator } from './domain/rebate-code-sign.js';
 import { addServerFormats, serverAjvOptions } from './http/ajv.js';
 import { logRedaction } from './http/log-redaction.js';
-import { parseQueryString } from './http/querystring.js';
-import { rewriteUrl } from './http/servicestack-routes.js';
+import { parseQueryString, rewriteUrl } from './http/reading.js';
 import { docsPlugin } from './plugins/docs.js';
 import { executorPlugin } from './executor/run.js';
 import { MAX_PATH_PARAMETER } from './http/errors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
-import { formatsPlugin } from './plugins/wire-format.js';
+import { formatsPlugin, operationsPlugin, routeHooksPlugin } from './plugins/operations.js';
 import { mcpPlugin } from './plugins/mcp.js';
 import { metricsPlugin } from './plugins/metrics.js';
-import { operationsPlugin } from './plugins/operations.js';
-import { protectionPlugin } from './plugins/protection.js';
-import { routeHooksPlugin } from './plugins/route-hooks.js';
+import { protectionPlugin, securityHeaders } from './plugins/protection.js';
 import { storePlugin } from './plugins/store.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
 import type { Store } from './store/db.js';
@@ -110,9 +107,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   if (tracing) app.addHook('onRequest', tracing.onRequest);
   app.decorate('generateSign', options.generateSign ?? generateSign);
-  // Before the plugins' hooks, so that every answer carries it, their refusals included.
+  // Before the plugins' hooks, so that every answer carries them, their refusals included:
+  // the request's id, and helmet's security headers (worked out once, protection.ts).
+  const headers = securityHeaders();
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(headers);
     done();
   });
   await app.register(storePlugin, { config, store: options.store });

@@ -4,7 +4,7 @@
  * codes of the same type; the value comes from Price (cards) or Amount (punch tickets);
  * the code is valid from now for the article's ValidDays.
  */
-import { roundMoney } from './rebate-code-transactions.js';
+import { roundMoney } from './rebate-codes.js';
 import { invalid, type FieldError, type Wording } from './refusals.js';
 
 export const PUNCH_TICKET = 3;

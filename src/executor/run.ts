@@ -1,21 +1,20 @@
+import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Caller } from '../domain/caller.js';
-import { nulCharacterErrors } from '../domain/nul.js';
-import { refuseAny } from '../domain/refusals.js';
-import { coerceToSchema, isRecord } from '../http/coercion.js';
-import { ApiError } from '../http/errors.js';
-import { bindRequest, requestFields, requestMeta, selectedFields, type RequestFields, type RequestParts } from '../http/servicestack-binding.js';
+import { SUPERADMIN, type Caller } from '../domain/caller.js';
+import { notEmpty, refused } from '../domain/refusals.js';
+import { createServerAjv } from '../http/ajv.js';
+import { ApiError, forbidden, unauthorized } from '../http/errors.js';
+import { bindRequest, nulCharacterErrors, requestFields, shapeAnswer, type RequestFields, type RequestParts } from '../http/servicestack-binding.js';
+import { toFieldErrors } from '../http/validation-errors.js';
 import { handlers } from '../operations/index.js';
 import type { Handler, OperationContext, OperationId } from '../operations/types.js';
 import { strictRateLimit } from '../plugins/protection.js';
 import type { Store } from '../store/db.js';
-import { inTransaction } from '../store/transactions.js';
+import { inTransaction } from '../store/statements.js';
 import { tracing } from '../tracing.js';
-import { recordEvent, type WebhookEventType } from '../webhooks/outbox.js';
-import { authorize } from './access.js';
-import { operations, type OperationFacts } from './operations.js';
-import { createValidation } from './validation.js';
+import { recordEvent, type WebhookEventType } from '../store/repositories/webhook-messages.js';
+import type { OperationFacts } from './operations.js';
 
 /** A call of an operation as its transport read it: the fields where they were sent, and the body's media type. */
 export interface OperationInput extends RequestParts {
@@ -34,13 +33,12 @@ export interface Call {
 
 /** What a call answered: the result (shaped by `Fields` and `Meta`), the columns CSV writes of it, and the webhook event it recorded. */
 export interface Outcome {
-  facts: OperationFacts;
   result: unknown;
   columns?: string[];
   recordedEvent: string | null;
 }
 
-export type RunOperation = (operationId: string, input: OperationInput, call: Call) => Promise<Outcome>;
+export type RunOperation = (facts: OperationFacts, input: OperationInput, call: Call) => Promise<Outcome>;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -53,6 +51,12 @@ declare module 'fastify' {
 export const limitOf = (facts: OperationFacts, lookupLimit: number): 'caller' | 'address' =>
   facts.rateLimit === 'strict' && lookupLimit > 0 ? 'caller' : 'address';
 
+/** What the executor keeps of an operation after its first call: its fields by name and its compiled schemas. */
+interface Prepared {
+  fields: RequestFields;
+  validators: Array<['params' | 'body' | 'query', string, ValidateFunction]>;
+}
+
 /**
  * The one way to run an operation, for HTTP and MCP alike: the contract's facts of the
  * operation decide the steps, in the order the product decisions give (docs/decisions.md,
@@ -61,32 +65,43 @@ export const limitOf = (facts: OperationFacts, lookupLimit: number): 'caller' | 
  */
 export const executorPlugin = fp(
   async (app: FastifyInstance) => {
-    const validate = createValidation();
-    const fields = new Map<string, RequestFields>();
-    const fieldsOf = (facts: OperationFacts) => fields.get(facts.operationId) ?? fields.set(facts.operationId, requestFields(facts)).get(facts.operationId)!;
+    const { config } = app;
+    const ajv = createServerAjv();
+    const prepared = new Map<string, Prepared>();
+    const prepare = (facts: OperationFacts): Prepared => {
+      // Judged in Fastify's order (the path, the body, the query string): the first refused part is the refusal.
+      const parts = [['params', 'params', facts.params], ['body', 'body', facts.body], ['query', 'querystring', facts.query]] as const;
+      const validators = parts.flatMap(([part, name, schema]) => (schema ? [[part, name, ajv.compile(schema)] as Prepared['validators'][number]] : []));
+      const made = { fields: requestFields(facts), validators };
+      prepared.set(facts.operationId, made);
+      return made;
+    };
     const limits = {
       // The address's: the plugin's global limit, whose counts HTTP requests share.
-      address: app.config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined,
-      caller: app.config.REBATE_LOOKUP_RATE_LIMIT_MAX > 0 ? app.rateLimit(strictRateLimit(app.config)) : undefined,
+      address: config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined,
+      caller: config.REBATE_LOOKUP_RATE_LIMIT_MAX > 0 ? app.rateLimit(strictRateLimit(config)) : undefined,
     };
-    const limitOfCall = (facts: OperationFacts) => limitOf(facts, app.config.REBATE_LOOKUP_RATE_LIMIT_MAX);
 
-    async function run(operationId: string, input: OperationInput, call: Call): Promise<Outcome> {
-      const facts = operations().get(operationId);
-      if (!facts) throw new Error(`No operation ${operationId}`);
-      const handler = handlers[operationId as OperationId] as Handler<OperationId>;
+    async function run(facts: OperationFacts, input: OperationInput, call: Call): Promise<Outcome> {
+      const { fields, validators } = prepared.get(facts.operationId) ?? prepare(facts);
       // A tools/call counts once, as the operation it runs; HTTP counted the address first thing.
-      const limit = limitOfCall(facts);
+      const limit = limitOf(facts, config.REBATE_LOOKUP_RATE_LIMIT_MAX);
       if (limit === 'address' && !call.addressCounted) await limits.address?.call(app, call.request, call.reply);
       // Names in any case, values of the schemas' types, each field in the contract's place.
-      const assembled = bindRequest(facts, fieldsOf(facts), input);
-      shapeBody(facts, input);
+      const assembled = bindRequest(facts, fields, input);
       const companyId = authorize(facts, call.caller, input.query, input.body);
       checkBody(facts, input, assembled);
-      refuseAny([input.params, input.query, input.body].flatMap((values) => nulCharacterErrors(values)));
+      const nul = [input.params, input.query, input.body].flatMap((values) => nulCharacterErrors(values));
+      if (nul.length > 0) throw refused(nul);
       if (limit === 'caller') await limits.caller?.call(app, call.request, call.reply);
-      validate(facts, input);
+      for (const [part, name, validate] of validators) {
+        // A body that was not sent is the body check's to refuse, not the schema's.
+        if ((part === 'body' && input.body === undefined) || validate(input[part] ?? null)) continue;
+        const errors = toFieldErrors(validate.errors ?? [], part === 'body' ? 'Body' : 'Request');
+        throw errors.length > 0 ? refused(errors) : new ApiError(400, 'BadRequest', `The ${name} is invalid (${validate.errors?.length} errors).`);
+      }
 
+      const handler = handlers[facts.operationId] as Handler<OperationId>;
       const context = (store: Store, announce: (type: WebhookEventType) => void): OperationContext<OperationId> => ({
         params: input.params as never,
         query: input.query as never,
@@ -94,26 +109,26 @@ export const executorPlugin = fp(
         caller: call.caller,
         companyId: companyId as never,
         store,
-        config: app.config,
+        config,
         log: call.request.log,
         generateSign: app.generateSign,
         announce,
       });
-      let outcome: { result: unknown; recordedEvent: string | null };
+      let result: unknown;
+      let recordedEvent: string | null = null;
       if (facts.events.length === 0) {
-        const result = await handler(context(app.store, (type) => refuseEvent(facts, type)));
-        outcome = { result, recordedEvent: null };
+        result = await handler(context(app.store, (type) => announced(facts, type)));
       } else {
         // A write and its webhook event commit in one transaction, or neither does
         // (docs/decisions.md, "Events and deliveries").
-        outcome = await inTransaction(app.store, async (tx) => {
+        ({ result, recordedEvent } = await inTransaction(app.store, async (tx) => {
           let type = facts.events[0];
-          const result = await handler(context({ ...app.store, db: tx.db }, (named) => (type = announced(facts, named))));
+          const answer = await handler(context({ ...app.store, db: tx.db }, (named) => (type = announced(facts, named))));
           const eventContext = { requestId: call.request.id, traceparent: tracing?.traceparent() };
-          return { result, recordedEvent: await recordEvent(tx, companyId!, type, result, new Date(), eventContext) };
-        });
+          return { result: answer, recordedEvent: await recordEvent(tx, companyId!, type, answer, new Date(), eventContext) };
+        }));
       }
-      return { facts, ...shapeAnswer(facts, input.query, outcome.result), recordedEvent: outcome.recordedEvent };
+      return { result, columns: shapeAnswer(facts, facts.csvColumns, input.query, result), recordedEvent };
     }
 
     app.decorate('runOperation', run);
@@ -121,24 +136,39 @@ export const executorPlugin = fp(
   { name: 'executor', dependencies: ['store', 'protection'] },
 );
 
-const refuseEvent = (facts: OperationFacts, type: string): never => {
-  throw new Error(`${facts.operationId} declares no webhook events, yet announced ${type}`);
-};
-
 function announced(facts: OperationFacts, type: WebhookEventType): WebhookEventType {
   if (!facts.events.includes(type)) throw new Error(`${facts.operationId} does not declare the event ${type}`);
   return type;
 }
 
+const companyIn = (source: unknown): string | undefined => {
+  const value = (source as Record<string, unknown> | undefined)?.CompanyId;
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+};
+
+const noCompany = () => unauthorized('The bearer token names no company for the caller.');
+
 /**
- * Field names match case-insensitively and CSV cells take the schema's types; a blank
- * CompanyId means "the caller's company". Refuses nothing: the access step reads the result.
+ * Roles and the company the call acts on, once the fields are bound (wherever the caller sent
+ * CompanyId) and before they are validated, so a caller refused here never learns whether
+ * its request was valid. Answers that company (blank or omitted: the caller's), or undefined
+ * where the operation acts on none.
  */
-function shapeBody(facts: OperationFacts, input: OperationInput): void {
-  if (!facts.body || !isRecord(input.body)) return;
-  const body = coerceToSchema(input.body, facts.body) as Record<string, unknown>;
-  if (typeof body.CompanyId === 'string' && body.CompanyId.trim() === '') delete body.CompanyId;
-  input.body = body;
+export function authorize(facts: OperationFacts, caller: Caller | undefined, query: unknown, body: unknown): string | undefined {
+  const refuse = () => (facts.declares403 ? forbidden() : unauthorized('The caller is not allowed to perform this operation.'));
+  if (facts.authenticated && !caller) throw unauthorized();
+  if (caller && facts.roles.length > 0 && !facts.roles.some((role) => caller.roles.has(role))) throw refuse();
+  if (!facts.actsOnCompany) return undefined;
+  const asked = [companyIn(query), companyIn(body)].filter((c) => c !== undefined);
+  if (caller && !facts.anyCompany && !caller.roles.has(SUPERADMIN)) {
+    // A token that names no company lacks what an operation on "the caller's company" needs.
+    if (caller.companyId === undefined) throw noCompany();
+    if (asked.some((company) => company.trim().toLowerCase() !== caller.companyId)) throw refuse();
+  }
+  const company = asked[0] ?? caller?.companyId;
+  // Neither the request nor the token names one: 401 for a caller (a superadmin without a company), 400 anonymous.
+  if (!company) throw caller ? noCompany() : refused(notEmpty('CompanyId'));
+  return company.toLowerCase();
 }
 
 /** The body's presence and media type: one the operation takes, sent in a type it reads. */
@@ -149,28 +179,4 @@ function checkBody(facts: OperationFacts, input: OperationInput, assembled: bool
   if (!assembled && !facts.bodyMediaTypes.includes(input.mediaType ?? '')) {
     throw new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${facts.bodyMediaTypes.join(' or ')}.`);
   }
-}
-
-/**
- * Where the operation declares them, `Fields` fills only the fields it names, in JSON and
- * CSV alike, and `Meta` is echoed; elsewhere they are unknown names, ignored
- * (docs/decisions.md, "Wire format").
- */
-function shapeAnswer(facts: OperationFacts, query: Record<string, unknown>, result: unknown): { result: unknown; columns?: string[] } {
-  const declared = facts.query?.properties ?? {};
-  let selected: string[] | undefined;
-  if (typeof query.Fields === 'string' && facts.csvColumns && declared.Fields) selected = selectedFields(query.Fields, facts.csvColumns);
-  if (query.Meta !== undefined && declared.Meta) {
-    const meta = requestMeta(query.Meta as Record<string, string> | string);
-    if (meta) (result as { Meta?: Record<string, string> }).Meta = meta;
-  }
-  const envelope = result as { Results?: unknown };
-  if (selected && Array.isArray(envelope.Results)) {
-    envelope.Results = envelope.Results.map((item: Record<string, unknown>) => {
-      const kept: Record<string, unknown> = {};
-      for (const name of selected) if (Object.hasOwn(item, name)) kept[name] = item[name];
-      return kept;
-    });
-  }
-  return { result, columns: selected ?? facts.csvColumns };
 }

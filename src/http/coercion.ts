@@ -1,8 +1,9 @@
+import { contract } from './contract.js';
+import { parseJsv } from './jsv.js';
+
 // Turning a request's text (path, query string, CSV cells, JSV) into the types of the
 // contract's schemas: the one place numbers, booleans, enums, dates and lists are read
 // from text, as ServiceStack reads them (docs/decisions.md, "Wire format").
-import { parseJsv } from './jsv.js';
-import { enumMember } from './servicestack-enums.js';
 
 /** The part of a (dereferenced) JSON schema that coercion looks at. */
 export interface JsonSchema {
@@ -127,7 +128,7 @@ function coerceScalar(value: string | number | boolean, schema: JsonSchema, type
 /**
  * Turns the strings of a request (path, query string, CSV cells, JSV) into the types the
  * schema asks for, and renames members to the schema's spelling (matched
- * case-insensitively). Enums take a name in any case or a number (servicestack-enums.ts),
+ * case-insensitively). Enums take a name in any case or a number (enumMember, below),
  * a date-time a date alone. It is the only coercion (Ajv's is off). What it cannot coerce
  * it leaves alone for validation to report; it never throws.
  */
@@ -187,4 +188,60 @@ function coerceObject(value: Record<string, unknown>, { properties, byLowerName,
     define(result, name, memberSchema ? coerce(member, memberSchema, depth + 1) : member);
   }
   return result;
+}
+
+// Enums read as ServiceStack reads a C# enum: by name in any case, or by number.
+
+/** The part of a schema that names enum members. */
+export interface EnumSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  'x-enum-varnames'?: unknown;
+}
+
+let namedEnums: Set<string> | undefined;
+
+/**
+ * The member lists of the contract's named string enums (`components/schemas` with an
+ * `enum`, such as ChangeType): the service's C# enums. Inline string enums (the `format`
+ * parameter, a message template's `Language`) are constrained strings in the service, not
+ * C# enums, so they take neither other cases nor numbers.
+ */
+function serviceEnums(): Set<string> {
+  if (namedEnums) return namedEnums;
+  const schemas = (contract().document.components?.schemas ?? {}) as Record<string, EnumSchema>;
+  namedEnums = new Set(
+    Object.values(schemas)
+      .filter((s) => s.type === 'string' && Array.isArray(s.enum))
+      .map((s) => JSON.stringify(s.enum)),
+  );
+  return namedEnums;
+}
+
+const sameName = (name: unknown, text: string) => typeof name === 'string' && name.toLowerCase() === text.toLowerCase();
+
+const INDEX_TEXT = /^\d{1,9}$/;
+
+/**
+ * The enum member `value` names, or undefined (validation then reports the value as sent). A
+ * string C# enum takes its names in any case, and a number as the member at that position
+ * from 0, C#'s numbering (ChangeType: Increase = 0, Decrease = 1; servicestack-values.test.ts
+ * holds every request enum to it). An integer enum takes its `x-enum-varnames` in any case.
+ */
+export function enumMember(value: unknown, schema: EnumSchema): unknown {
+  const members = schema.enum;
+  if (!Array.isArray(members)) return undefined;
+  const names = schema['x-enum-varnames'];
+  if (Array.isArray(names) && typeof value === 'string' && names.length === members.length) {
+    const index = names.findIndex((name) => sameName(name, value));
+    if (index >= 0) return members[index];
+  }
+  if (schema.type !== 'string' || !serviceEnums().has(JSON.stringify(members))) return undefined;
+  if (typeof value === 'string') {
+    const named = members.find((member) => member === value) ?? members.find((member) => sameName(member, value));
+    if (named !== undefined) return named;
+    if (INDEX_TEXT.test(value)) return members[Number(value)];
+  }
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return members[value];
+  return undefined;
 }

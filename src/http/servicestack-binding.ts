@@ -1,4 +1,4 @@
-import { invalid, refused } from '../domain/refusals.js';
+import { invalid, refused, type FieldError } from '../domain/refusals.js';
 import { coerceToSchema, define, isRecord, propertiesOf, type JsonSchema } from './coercion.js';
 import { parseJsv, toJsv, type JsvValue } from './jsv.js';
 
@@ -32,7 +32,7 @@ const byLowerName = (schema: JsonSchema | undefined) =>
 export function requestFields(schemas: RequestSchemas): RequestFields {
   const query = byLowerName(schemas.query);
   // The response format is chosen from the URL and headers before anything is read
-  // (negotiation.ts): a `format` field of a body is not that parameter.
+  // (reading.ts): a `format` field of a body is not that parameter.
   query.delete('format');
   return { params: byLowerName(schemas.params), query, body: byLowerName(schemas.body) };
 }
@@ -99,18 +99,23 @@ export function bindRequest(schemas: RequestSchemas, fields: RequestFields, part
     parts.body = undefined;
     return false;
   }
-  if (Object.keys(fromQuery).length === 0) return false;
-  if (body === undefined || body === null) {
+  let assembled = false;
+  if (Object.keys(fromQuery).length > 0 && (body === undefined || body === null)) {
     parts.body = fromQuery;
-    return true;
-  }
-  if (isRecord(body)) {
+    assembled = true;
+  } else if (isRecord(body)) {
     for (const [name, value] of Object.entries(fromQuery)) {
       for (const key of Object.keys(body)) if (key.toLowerCase() === name.toLowerCase()) delete body[key];
       define(body, name, value);
     }
   }
-  return false;
+  if (isRecord(parts.body)) {
+    // CSV cells and fields in other places take the schema's types; a blank CompanyId means "the caller's company".
+    const typed = coerceToSchema(parts.body, schemas.body) as Record<string, unknown>;
+    if (typeof typed.CompanyId === 'string' && typed.CompanyId.trim() === '') delete typed.CompanyId;
+    parts.body = typed;
+  }
+  return assembled;
 }
 
 // A query's `Fields` and `Meta` shape its answer rather than select its rows; the contract
@@ -152,4 +157,76 @@ function metaText(text: string): [string, string][] {
   return Object.entries(value).flatMap(([key, item]): [string, string][] =>
     item === null ? [] : [[key, typeof item === 'string' ? item : toJsv(item)]],
   );
+}
+
+/**
+ * No text the service is given may hold U+0000 (NUL): PostgreSQL cannot store it in a text
+ * column (SQLSTATE 22021), and what one engine cannot store the other must not accept
+ * either, so that every operation behaves the same on both. Checked once for every request
+ * (executor/run.ts) and once for every import item (import/validate.ts).
+ */
+const NUL = '\u0000';
+
+/** A value met in the walk: where it sits (its parent's entry and its key there). */
+interface Place {
+  parent: number;
+  key: string | number;
+}
+
+/** `Customer.Firstname`, `EventTypes[2]`: the path of entry `at`, built only for a text that is refused. */
+function pathOf(places: Place[], at: number): string {
+  const segments: string[] = [];
+  for (let place = places[at]; place.parent >= 0; place = places[place.parent]) {
+    segments.push(typeof place.key === 'number' ? `[${place.key}]` : place.key);
+  }
+  return segments.reverse().reduce((path, segment) => (path === '' || segment.startsWith('[') ? path + segment : `${path}.${segment}`), '');
+}
+
+/**
+ * One InvalidCharacter error for each text in `value` (path, query, body or import item,
+ * nested objects and lists included) that holds a NUL, in document order, named by its
+ * path as FieldName. Walked with a stack of its own, not recursion: a body may nest
+ * thousands of levels deep, and only the schema, checked later, refuses that.
+ */
+export function nulCharacterErrors(value: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const places: Place[] = [{ parent: -1, key: '' }];
+  const pending: Array<[value: unknown, at: number]> = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, at] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes(NUL)) errors.push(invalid('InvalidCharacter', pathOf(places, at), (name) => `${name} must not contain the NUL character.`));
+    } else if (item !== null && typeof item === 'object') {
+      const entries: Array<[string | number, unknown]> = Array.isArray(item) ? item.map((v, i) => [i, v]) : Object.entries(item);
+      // Pushed last to first, so that they are met first to last.
+      for (let i = entries.length - 1; i >= 0; i--) {
+        places.push({ parent: at, key: entries[i][0] });
+        pending.push([entries[i][1], places.length - 1]);
+      }
+    }
+  }
+  return errors;
+}
+
+/**
+ * An answer shaped by the query's `Fields` and `Meta` where the operation declares them:
+ * `Fields` fills only the fields it names, in JSON and CSV alike, and `Meta` is echoed;
+ * elsewhere they are unknown names, ignored. Answers the columns CSV writes of it.
+ */
+export function shapeAnswer(schemas: RequestSchemas, columns: string[] | undefined, query: Record<string, unknown>, result: unknown): string[] | undefined {
+  const declared = (schemas.query && propertiesOf(schemas.query)) ?? {};
+  const selected = typeof query.Fields === 'string' && columns && declared.Fields ? selectedFields(query.Fields, columns) : undefined;
+  if (query.Meta !== undefined && declared.Meta) {
+    const meta = requestMeta(query.Meta as Record<string, string> | string);
+    if (meta) (result as { Meta?: Record<string, string> }).Meta = meta;
+  }
+  const envelope = result as { Results?: unknown };
+  if (selected && Array.isArray(envelope.Results)) {
+    envelope.Results = envelope.Results.map((item: Record<string, unknown>) => {
+      const kept: Record<string, unknown> = {};
+      for (const name of selected) if (Object.hasOwn(item, name)) kept[name] = item[name];
+      return kept;
+    });
+  }
+  return selected ?? columns;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isEmpty, type Store } from '../store/db.js';
 import type { Database } from '../store/schema.js';
-import { withRetries } from '../store/transactions.js';
+import { withRetries } from '../store/statements.js';
 import { newWebhookSecret } from '../webhooks/secret.js';
 import type { AnyCollection, Collection, FileItems, WriteContext } from './collection.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './collections/index.js';

@@ -1,5 +1,5 @@
 import type { Ajv, ValidateFunction } from 'ajv';
-import { nulCharacterErrors } from '../domain/nul.js';
+import { nulCharacterErrors } from '../http/servicestack-binding.js';
 import type { FieldError } from '../domain/refusals.js';
 import { createServerAjv } from '../http/ajv.js';
 import { contract } from '../http/contract.js';
@@ -36,7 +36,7 @@ function prepare(schema: Schema<unknown>) {
 export function checkItem<T>(schema: Schema<T>, raw: object): { item: T; errors?: undefined } | { errors: FieldError[] } {
   const { validate, normalize } = prepare(schema);
   const value = withoutNulls(raw);
-  // NUL characters are refused as a request refuses them (domain/nul.ts).
+  // NUL characters are refused as a request refuses them (http/servicestack-binding.ts).
   const nul = nulCharacterErrors(value);
   if (!validate(value)) return { errors: [...toFieldErrors(validate.errors ?? []), ...nul] };
   if (nul.length > 0) return { errors: nul };

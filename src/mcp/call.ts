@@ -1,6 +1,6 @@
 import type { OperationInput } from '../executor/run.js';
 import { MAX_PATH_PARAMETER } from '../http/errors.js';
-import { parseQueryString } from '../http/querystring.js';
+import { parseQueryString } from '../http/reading.js';
 import type { McpTool } from './tools.js';
 
 /**

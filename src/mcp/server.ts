@@ -66,8 +66,8 @@ async function runTool(app: FastifyInstance, tool: McpTool, args: Record<string,
   try {
     const input = operationInput(tool, args);
     if (input.pathTooLong) throw pathParameterTooLong();
-    const outcome = await app.runOperation(name, input, { caller: from.caller, request: from.request, reply: from.reply, addressCounted: false });
-    text = outcome.facts.ok ? from.reply.compileSerializationSchema(outcome.facts.ok, '200', 'application/json')(outcome.result as Record<string, unknown>) : JSON.stringify(outcome.result);
+    const outcome = await app.runOperation(tool.facts, input, { caller: from.caller, request: from.request, reply: from.reply, addressCounted: false });
+    text = tool.facts.ok ? from.reply.compileSerializationSchema(tool.facts.ok, '200', 'application/json')(outcome.result as Record<string, unknown>) : JSON.stringify(outcome.result);
     if (outcome.recordedEvent) {
       // The webhooks plugin hands the request's event to the worker once the answer is sent;
       // an earlier call's of the same request is handed over now, committed as it is.

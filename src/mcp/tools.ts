@@ -36,6 +36,8 @@ export interface McpTool {
   hasBody: boolean;
   /** the roles of which a caller needs one to see and call it (`x-roles`); empty: any caller */
   roles: readonly string[];
+  /** the operation the tool runs */
+  facts: OperationFacts;
 }
 
 /** The answer's format is the MCP layer's choice (JSON): the operations' `format` parameter is no argument. */
@@ -114,6 +116,6 @@ export function mcpTools(document: Record<string, any>): McpTool[] {
       };
       const outputSchema = outputOf(document, facts);
       if (outputSchema) definition.outputSchema = outputSchema;
-      return { definition, pathParams, queryParams, hasBody, roles: facts.roles };
+      return { definition, pathParams, queryParams, hasBody, roles: facts.roles, facts };
     });
 }

@@ -1,5 +1,5 @@
 import { billingMethodsRepository, type BillingMethodRow } from '../store/repositories/billing-methods.js';
-import { opt , type Answer } from '../store/rows.js';
+import { opt, type Answer } from '../store/prepared.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 

@@ -1,5 +1,5 @@
 import { categoriesRepository, type CategoryRow } from '../store/repositories/categories.js';
-import { bool } from '../store/rows.js';
+import { bool } from '../store/prepared.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 

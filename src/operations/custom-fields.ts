@@ -1,6 +1,6 @@
 import { found } from '../domain/refusals.js';
 import { customFieldsRepository, type CustomFieldRecord } from '../store/repositories/custom-fields.js';
-import { bool, opt , type Answer } from '../store/rows.js';
+import { bool, opt, type Answer } from '../store/prepared.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 /** Row → CustomFieldQueryResponse, nested lists included (the one mapping of this area). */

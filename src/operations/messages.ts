@@ -1,12 +1,7 @@
 import { checkTemplate } from '../domain/messages.js';
 import { refused } from '../domain/refusals.js';
-import {
-  messagesRepository,
-  type MessageServiceRow,
-  type MessageTemplateRow,
-  type MessageTypeRow,
-} from '../store/repositories/messages.js';
-import { bool, code, opt , type Answer } from '../store/rows.js';
+import { messagesRepository, type MessageServiceRow, type MessageTemplateRow, type MessageTypeRow } from '../store/repositories/messages.js';
+import { bool, code, opt, type Answer } from '../store/prepared.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 

@@ -7,12 +7,11 @@
  */
 import type { CustomerDetails } from '../domain/rebate-code-customer.js';
 import type { Audience } from '../domain/rebate-code-privacy.js';
-import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } from '../domain/rebate-code-reference.js';
-import type { RebateCodeFacts } from '../domain/rebate-codes.js';
+import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS, type RebateCodeFacts } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
 import type { TransactionView } from '../store/repositories/rebate-code-transactions.js';
 import type { PaymentView, RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
-import { bool, code, opt, type Answer } from '../store/rows.js';
+import { bool, code, opt, type Answer } from '../store/prepared.js';
 import type { Row } from '../store/schema.js';
 import type { Schemas } from './types.js';
 

@@ -4,14 +4,13 @@ import { differenceComment, differingDetails, type CustomerDetails } from '../do
 import { rebateCodeFromArticle } from '../domain/rebate-code-from-article.js';
 import { rebateCodeAudience } from '../domain/rebate-code-privacy.js';
 import { withUniqueSign } from '../domain/rebate-code-sign.js';
-import { insufficientBalance, planTransaction, type TransactionRequest } from '../domain/rebate-code-transactions.js';
-import { validityFailures } from '../domain/rebate-codes.js';
+import { insufficientBalance, planTransaction, type TransactionRequest, validityFailures } from '../domain/rebate-codes.js';
 import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
 import { customersRepository, type CustomerRow } from '../store/repositories/customers.js';
 import { rebateCodeTransactionsRepository, transactionView } from '../store/repositories/rebate-code-transactions.js';
 import { rebateCodesRepository, type RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
-import { inTransaction } from '../store/transactions.js';
-import { bool } from '../store/rows.js';
+import { inTransaction } from '../store/statements.js';
+import { bool } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import { rebateCodeSignKey } from '../store/sign-key.js';
 import { INCLUDE_ALL, toCustomerDetails, toFacts, toRebateCode, toTransaction } from './rebate-codes.mappers.js';

@@ -1,5 +1,5 @@
 import { printoutsRepository, type PrintoutRow } from '../store/repositories/printouts.js';
-import { opt , type Answer } from '../store/rows.js';
+import { opt, type Answer } from '../store/prepared.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 

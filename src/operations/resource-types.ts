@@ -1,8 +1,8 @@
 import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
-import { bool, opt, type Answer } from '../store/rows.js';
-import { inTransaction } from '../store/transactions.js';
+import { bool, opt, type Answer } from '../store/prepared.js';
+import { inTransaction } from '../store/statements.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 

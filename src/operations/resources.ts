@@ -1,14 +1,8 @@
 import { BOOKINGS_BLOCK_DELETION, NON_BLOCKING_BOOKING_STATUSES, bookingStatusName, resourceDeletion } from '../domain/resources.js';
 import { conflict, notFound } from '../domain/refusals.js';
-import {
-  resourcesRepository,
-  type BookingRow,
-  type CustomerRow,
-  type ExceptionRow,
-  type FullResource,
-} from '../store/repositories/resources.js';
-import { bool, code, opt, optBool , type Answer } from '../store/rows.js';
-import { inTransaction } from '../store/transactions.js';
+import { resourcesRepository, type BookingRow, type CustomerRow, type ExceptionRow, type FullResource } from '../store/repositories/resources.js';
+import { bool, code, opt, optBool, type Answer } from '../store/prepared.js';
+import { inTransaction } from '../store/statements.js';
 import { toTag } from './tags.js';
 import type { HandlersOf, Schemas } from './types.js';
 

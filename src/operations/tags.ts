@@ -1,6 +1,6 @@
 import { found } from '../domain/refusals.js';
 import { tagsRepository, type TagRow } from '../store/repositories/tags.js';
-import { bool, opt, type Answer } from '../store/rows.js';
+import { bool, opt, type Answer } from '../store/prepared.js';
 import type { HandlersOf, Schemas } from './types.js';
 
 export const toTag = (row: TagRow) =>

@@ -4,8 +4,8 @@ import { webhookMessageHistoryRepository, type AttemptRow, type MessageRow } fro
 import type { DeliveryStatus } from '../store/repositories/webhook-messages.js';
 import { webhookQueueRepository } from '../store/repositories/webhook-queue.js';
 import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
-import { bool, opt , type Answer } from '../store/rows.js';
-import { inTransaction } from '../store/transactions.js';
+import { bool, opt, type Answer } from '../store/prepared.js';
+import { inTransaction } from '../store/statements.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 

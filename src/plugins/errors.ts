@@ -6,8 +6,7 @@ import fp from 'fastify-plugin';
 import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
 import { toCsv } from '../http/csv.js';
 import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS, pathParameterTooLong } from '../http/errors.js';
-import { negotiateFormat, type Format } from '../http/negotiation.js';
-import { parseQueryString } from '../http/querystring.js';
+import { negotiateFormat, type Format, parseQueryString } from '../http/reading.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
 import { refusingLimit } from './protection.js';
 

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
 import { scrapeFigures } from '../metrics/database.js';
 import { createMetrics, noMetrics, type MetricsRecorder } from '../metrics/metrics.js';
-import { isPostgres } from '../store/engines/engine.js';
+import { isPostgres } from '../store/statements.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -38,8 +38,9 @@ export const refusingLimit = (error: unknown): RateLimit | undefined => (error a
 
 /**
  * Abuse limits and browser protections, each from configuration: a rate limit per
- * client address on every request (before anything else is done for it), security
- * headers, and CORS for the configured origins only (none by default).
+ * client address on every request (before anything else is done for it), and CORS for
+ * the configured origins only (none by default). The security headers are set with the
+ * request id (app.ts).
  */
 export const protectionPlugin = fp(
   async (app: FastifyInstance) => {
@@ -49,11 +50,6 @@ export const protectionPlugin = fp(
 );
 
 async function registerProtection(app: FastifyInstance, config: Config) {
-  const headers = securityHeaders();
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
   const origins = config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   await app.register(cors, {
     origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,

@@ -1,14 +1,14 @@
-import { sql, type Kysely, type RawBuilder, type Simplify } from 'kysely';
 import * as postgres from 'kysely/helpers/postgres';
 import * as sqlite from 'kysely/helpers/sqlite';
-import { isPostgres } from './engines/engine.js';
+import { sql, type Kysely, type RawBuilder, type Simplify } from 'kysely';
+import { isPostgres } from './statements.js';
 
 /**
  * A row's lists and parts as JSON columns of the row's own query, so that a record with its
  * lists is one statement (one round trip) instead of one per list. The engines build JSON
  * with different functions (SQLite json_group_array/json_object, PostgreSQL json_agg/to_json),
  * so Kysely has a helper per engine; this picks by the executor's adapter, as the
- * `isPostgres` (engines/engine.ts) does. SQLite's json_object must name every key: the subqueries
+ * `isPostgres` (statements.ts) does. SQLite's json_object must name every key: the subqueries
  * select their columns explicitly (no selectAll).
  *
  * Values keep their JSON types on both engines: integers (0/1 flags included) and reals

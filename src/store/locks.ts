@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { isPostgres } from './engines/engine.js';
+import { isPostgres } from './statements.js';
 
 /**
  * Row locks for the paths that read rows and then write on what they read (decide from a

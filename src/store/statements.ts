@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { KyselyPlugin, LogEvent } from 'kysely';
+import { PostgresAdapter, type Kysely, type KyselyPlugin, type LogEvent } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from './schema.js';
 
 /**
  * Counts what one piece of work (a request, in the tests and the bench) asks of the store:
@@ -61,4 +63,74 @@ export async function countStatements<T>(
   const counter: Counter = { statements: 0, compiles: 0, ...(options.keep ? { sent: [] } : {}) };
   const result = await current.run(counter, work);
   return { result, statements: counter.statements, compiles: counter.compiles, sent: counter.sent ?? [] };
+}
+
+/**
+ * Which engine a connection speaks to: PostgreSQL, or else SQLite, the two the store is
+ * written for. Repositories and migrations ask here, where the engines' differences live
+ * (sqlite.ts and postgres.ts say why each one differs).
+ */
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * How often a transaction is run when the database gives up on it, and how long to wait
+ * between runs: a random wait below `baseMs · 2^(run − 1)`, at most `capMs` ("full
+ * jitter": transactions that collided once spread out instead of colliding again).
+ * Twenty runs wait about 2 s in all on average, 4.2 s at most. A hot row is the worst case:
+ * under REPEATABLE READ or SERIALIZABLE, each commit on it fails every transaction waiting
+ * for it. 200 concurrent decreases of one code on a pool of 10 connections took up to 9
+ * runs; twenty leave room for a busier machine.
+ */
+export const RETRY_POLICY = { runs: 20, baseMs: 5, capMs: 300 };
+
+/**
+ * Failures that say "run it again", not "this is wrong": PostgreSQL's serialization failure
+ * (40001, under REPEATABLE READ or SERIALIZABLE, including at COMMIT) and deadlock (40P01);
+ * SQLite's SQLITE_BUSY family (another process held the file's write lock beyond
+ * busy_timeout, or a transaction's read snapshot went stale before it wrote:
+ * SQLITE_BUSY_SNAPSHOT, which no timeout waits out). The database rolled the transaction
+ * back, so nothing of the failed run remains.
+ */
+export function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'));
+}
+
+/**
+ * Runs `run` (a whole transaction, or one statement that is its own) again after a
+ * retryable failure, as RETRY_POLICY says; the last failure is passed on.
+ */
+export async function withRetries<T>(run: () => Promise<T>, policy = RETRY_POLICY): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= policy.runs || !isRetryable(err)) throw err;
+      await sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/**
+ * Runs `run`, one statement that is a transaction by itself, with retries (withRetries)
+ * when `db` is the store. On a transaction it runs once: a failed statement has aborted
+ * that transaction, so only the outermost transaction can be run again, and it is.
+ */
+export function statementWithRetries<T>(db: Kysely<Database>, run: () => Promise<T>): Promise<T> {
+  return db.isTransaction ? run() : withRetries(run);
+}
+
+/**
+ * Runs `work` in one database transaction, all or nothing (a throw rolls everything back),
+ * and runs it again (a new transaction, from the start) after a retryable failure. `work`
+ * must therefore do nothing outside the database that it cannot repeat, and must read what
+ * it decides on inside the transaction; it passes `tx` to the repositories, so that the
+ * checks and writes of one operation commit together. On a transaction already (`db` is
+ * one), `work` joins it: only the outermost transaction can be run again.
+ */
+export function inTransaction<T>({ db }: { db: Kysely<Database> }, work: (tx: { db: Kysely<Database> }) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work({ db });
+  return withRetries(() => db.transaction().execute((trx) => work({ db: trx })));
 }

@@ -2,7 +2,7 @@
 // docs/decisions.md ("Reference values"), and the server names them alike.
 
 import t from 'tap';
-import { REBATE_CODE_STATUSES, REBATE_CODE_TYPES, WEEKDAYS } from '../../src/domain/rebate-code-reference.js';
+import { REBATE_CODE_STATUSES, REBATE_CODE_TYPES, WEEKDAYS } from '../../src/domain/rebate-codes.js';
 import { BOOKING_STATUS_NAMES } from '../../src/domain/resources.js';
 import { CODES } from './interface-operations.js';
 import { requestInstances, responseInstances } from './notation.js';

@@ -1,6 +1,5 @@
 import t from 'tap';
-import type { RebateCodeFacts } from '../../src/domain/rebate-codes.js';
-import { planTransaction, roundMoney, type TransactionRequest } from '../../src/domain/rebate-code-transactions.js';
+import { planTransaction, roundMoney, type TransactionRequest, type RebateCodeFacts } from '../../src/domain/rebate-codes.js';
 
 // CreateRebateCodeTransaction's arithmetic, without HTTP.
 

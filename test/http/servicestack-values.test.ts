@@ -65,7 +65,7 @@ t.test('ChangeType takes its name in any case or its number: Increase = 0, Decre
 });
 
 t.test('every enum a request can carry numbers its members from 0, as its description says', async (t) => {
-  // The binding numbers a C# enum's members by position from 0 (servicestack-enums.ts); this
+  // The binding numbers a C# enum's members by position from 0 (coercion.ts enumMember); this
   // holds the contract to it: a request-side enum whose description gives `Name = N` must
   // list its members in that order from 0.
   const { document } = contract();

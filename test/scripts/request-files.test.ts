@@ -1,18 +1,20 @@
 import { existsSync } from 'node:fs';
 import t from 'tap';
-import { requestFiles } from '../../scripts/request-files.js';
+import { MAX_LINES, requestFiles } from '../../scripts/request-files.js';
 
-// scripts/request-files.ts counts the src files one warm request runs. Only what survives
-// a restructuring of src/ is asserted here: the count itself is the script's report.
+// scripts/request-files.ts counts the src files one warm request runs: a write's synchronous
+// path stays within 15 files of at most 250 lines each, so that a reader can follow it
+// (docs/decisions.md, "One way to run an operation").
 const root = new URL('../../', import.meta.url);
 
-t.test('one warm CreateRebateCodeTransaction runs src files, an operation among them', async (t) => {
+t.test('one warm CreateRebateCodeTransaction runs at most 15 src files, none over 250 lines', async (t) => {
   const files = await requestFiles();
-  t.ok(files.length > 0, 'some src files ran');
   for (const { file, lines } of files) {
     t.match(file, /^src\/.+\.ts$/, `${file} is under src/`);
     t.ok(existsSync(new URL(file, root)), `${file} exists`);
-    t.ok(lines > 0, `${file} has lines`);
+    t.ok(lines > 0 && lines <= MAX_LINES, `${file} has ${lines} lines`);
   }
+  t.ok(files.some(({ file }) => file === 'src/executor/run.ts'), 'the executor ran');
   t.ok(files.some(({ file }) => file.startsWith('src/operations/')), 'an operation file ran');
+  t.ok(files.length <= 15, `${files.length} files: ${files.map((f) => f.file).join(', ')}`);
 });

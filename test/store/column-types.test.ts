@@ -5,7 +5,7 @@ import { loadDemoData } from '../../src/import/demo-data.js';
 import { openStore } from '../../src/store/db.js';
 import { DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { webhookQueueRepository } from '../../src/store/repositories/webhook-queue.js';
-import { recordEvent, type WebhookEventType } from '../../src/webhooks/outbox.js';
+import { recordEvent, type WebhookEventType } from '../../src/store/repositories/webhook-messages.js';
 import { engine } from '../test-store.js';
 import { memoryStore } from './store-helper.js';
 

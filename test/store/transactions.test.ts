@@ -1,5 +1,5 @@
 import t from 'tap';
-import { inTransaction, isRetryable, RETRY_POLICY, statementWithRetries, withRetries } from '../../src/store/transactions.js';
+import { inTransaction, isRetryable, RETRY_POLICY, statementWithRetries, withRetries } from '../../src/store/statements.js';
 import { engine, testStore } from '../test-store.js';
 
 // The one home of transactions: all or nothing, and run again when the database gives up

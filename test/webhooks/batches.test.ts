@@ -1,7 +1,7 @@
 import t from 'tap';
 import { webhookQueueRepository, type AttemptOutcome, type ClaimedDelivery } from '../../src/store/repositories/webhook-queue.js';
 import { countStatements } from '../../src/store/statements.js';
-import { recordEvent } from '../../src/webhooks/outbox.js';
+import { recordEvent } from '../../src/store/repositories/webhook-messages.js';
 import { buildTestApp } from '../helper.js';
 import { engine } from '../test-store.js';
 import { A, dataWithEndpoints } from './setup.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HAND_OFF_MS, recordEvent } from '../../src/webhooks/outbox.js';
+import { HAND_OFF_MS, recordEvent } from '../../src/store/repositories/webhook-messages.js';
 import { createDeliveryWorker } from '../../src/webhooks/worker.js';
 import { buildTestApp, READ, SUPERADMIN } from '../helper.js';
 import { eventually, startReceiver, type Receiver } from './receiver.js';

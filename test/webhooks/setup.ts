@@ -1,5 +1,5 @@
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
-import type { WebhookEventType } from '../../src/webhooks/outbox.js';
+import type { WebhookEventType } from '../../src/store/repositories/webhook-messages.js';
 import type { CallOptions, Method } from '../helper.js';
 
 // What the webhook tests share: the demo data with its endpoints pointed at a local

@@ -1,4 +1,4 @@
-import { ACTIVE, REBATE_CODE_STATUSES, REBATE_CODE_TYPES, rebateCodeTypeName, WEEKDAYS } from '../../domain/rebate-code-reference.js';
+import { ACTIVE, REBATE_CODE_STATUSES, REBATE_CODE_TYPES, rebateCodeTypeName, WEEKDAYS } from '../../domain/rebate-codes.js';
 import { invalid, type FieldError } from '../../domain/refusals.js';
 import { rebateCodeSignKey } from '../../store/sign-key.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, notBefore, refsTo, refTo, type KeyClaim } from '../collection.js';

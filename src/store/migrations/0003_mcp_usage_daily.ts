@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres } from '../statements.js';
 import { companyId } from './helpers.js';
 
 /**

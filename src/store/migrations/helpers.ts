@@ -1,5 +1,5 @@
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres } from '../statements.js';
 
 /**
  * Column shapes shared by the migrations. Everything here compiles to SQL that SQLite

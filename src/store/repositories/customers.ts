@@ -78,7 +78,7 @@ export function customersRepository({ db }: { db: Kysely<Database> }) {
      * row lock makes such purchases of one company take turns until commit, on every
      * engine and isolation level. Under READ COMMITTED the second then finds the first's
      * profile; under REPEATABLE READ and SERIALIZABLE it fails with a serialization failure
-     * and is run again (transactions.ts), and then finds it. SQLite writes one transaction at
+     * and is run again (statements.ts), and then finds it. SQLite writes one transaction at
      * a time anyway; there the update only takes the write lock early. It is a non-key
      * update, so it does not block rows being added that refer to the company.
      */

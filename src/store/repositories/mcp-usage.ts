@@ -1,10 +1,9 @@
 import type { AliasedSelectQueryBuilder, Kysely, QueryCreator } from 'kysely';
 import { windowParts, type WindowParts } from '../../domain/mcp-usage.js';
 import type { Store } from '../db.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres, statementWithRetries } from '../statements.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { statementWithRetries } from '../transactions.js';
 
 /**
  * The values of a window's partial sums (windowParts): the edge days' ranges of usage rows

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import type { Store } from '../db.js';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres, inTransaction } from '../statements.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { NewRow, Row } from '../schema.js';
-import { inTransaction } from '../transactions.js';
 
 export type MessageTypeRow = Row<'message_types'>;
 export type MessageTemplateRow = Row<'message_templates'>;

@@ -1,9 +1,8 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, parseJson, type Json } from '../json.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres, inTransaction, statementWithRetries } from '../statements.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
-import { inTransaction, statementWithRetries } from '../transactions.js';
 
 /** The service and customer of a transaction, as its view shows them (joined as `s` and `c`). */
 const JOINED_VIEW_COLUMNS = [

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres } from '../statements.js';
 import { rebateCodeSignKey } from '../sign-key.js';
 import type { Database, NewRow, Row } from '../schema.js';
 import { ARTICLE_COLUMNS, articlePart, articleServiceParts, readArticle, SERVICE_VIEW_COLUMNS, type ArticleWithServices, type ServiceView } from './articles.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
 import { lockRows } from '../locks.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres } from '../statements.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database, Row } from '../schema.js';
 

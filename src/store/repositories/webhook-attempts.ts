@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres } from '../statements.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
 import type { DeliveryRow, DeliveryStatus } from './webhook-messages.js';

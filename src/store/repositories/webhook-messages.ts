@@ -2,6 +2,8 @@ import type { Store } from '../db.js';
 import { jsonTextArrayContains } from '../json.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Row } from '../schema.js';
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../generated/openapi.js';
 
 /**
  * A message to one endpoint (Svix's EndpointMessageOut): the event's body, fixed when it was
@@ -18,7 +20,7 @@ export interface OutboxEvent {
   messageId: string;
   payload: string;
   created: string;
-  /** when any node may make the first attempt (webhooks/outbox.ts HAND_OFF_MS) */
+  /** when any node may make the first attempt (HAND_OFF_MS, below) */
   due: string;
   /** the recording write's X-Request-Id and W3C traceparent: kept for logs and traces, never sent */
   requestId: string | null;
@@ -79,4 +81,65 @@ export function webhookMessagesRepository({ db }: Pick<Store, 'db'>) {
       return Number(numAffectedRows ?? 0);
     },
   };
+}
+
+/** The contract's catalogue of events (WebhookEventType). */
+export type WebhookEventType = components['schemas']['WebhookEventType'];
+
+/**
+ * A message id, sent as `webhook-id`: unique (a random UUID's 122 bits, as 32 hex digits), and
+ * the same on every retry of the message. randomUUID draws from a buffered pool of entropy,
+ * where randomBytes asks the system for each id.
+ */
+export const newMessageId = () => `msg_${randomUUID().replaceAll('-', '')}`;
+
+/**
+ * How long a new event waits for the node that recorded it: that node claims it by id once
+ * the write's answer is sent (the webhooks plugin's onResponse), and any node may take it
+ * after this, should the writing node not deliver (WEBHOOK_DELIVERY=false, or it died). A
+ * write's answer leaves its node long before; so no node delivers an event before its write
+ * has answered.
+ */
+export const HAND_OFF_MS = 1000;
+
+/**
+ * Where an event was recorded: the write's request id and W3C trace context. Kept with the
+ * event for the delivery's logs and traces, never sent to receivers (docs/decisions.md,
+ * "Request ids and proxies").
+ */
+export interface EventContext {
+  requestId?: string;
+  traceparent?: string;
+}
+
+/**
+ * Records an event in the outbox and answers its message id, or null when no endpoint takes
+ * it (nothing to deliver): `store` must be the
+ * transaction of the write that caused it, so the event commits with the write or not at
+ * all (docs/decisions.md, "Events and deliveries"). The body is fixed now, `{"type", "timestamp", "data"}` with
+ * `data` the operation's JSON answer, so every attempt sends and signs the same bytes.
+ */
+export async function recordEvent(
+  store: Pick<Store, 'db'>,
+  companyId: string,
+  type: WebhookEventType,
+  data: unknown,
+  at = new Date(),
+  context: EventContext = {},
+): Promise<string | null> {
+  const timestamp = at.toISOString();
+  const payload = JSON.stringify({ type, timestamp, data });
+  const messageId = newMessageId();
+  const due = new Date(at.getTime() + HAND_OFF_MS).toISOString();
+  const deliveries = await webhookMessagesRepository(store).enqueue({
+    companyId,
+    type,
+    messageId,
+    payload,
+    created: timestamp,
+    due,
+    requestId: context.requestId ?? null,
+    traceparent: context.traceparent ?? null,
+  });
+  return deliveries > 0 ? messageId : null;
 }

@@ -1,10 +1,9 @@
 import { sql, type Expression, type Kysely } from 'kysely';
 import type { Store } from '../db.js';
-import { isPostgres } from '../engines/engine.js';
+import { isPostgres, inTransaction, statementWithRetries } from '../statements.js';
 import { jsonList } from '../json.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { inTransaction, statementWithRetries } from '../transactions.js';
 import { writeAttempts, type AttemptOutcome, type RecordedAttempt } from './webhook-attempts.js';
 import type { DeliveryRow } from './webhook-messages.js';
 import { deliveryTarget, targetKey, webhooksRepository, type DeliveryTarget } from './webhooks.js';
