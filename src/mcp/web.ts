@@ -13,12 +13,8 @@ import { ApiError } from '../http/errors.js';
 const SKIPPED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'content-length']);
 
 /**
- * The request as the SDK reads it. The SDK reads no part of the URL but the path: the host is
- * not the request's, which a client may send as it likes. Given the parsed body, it reads of
- * a request only its method, URL, headers and (where there is one) signal, so those alone
- * are passed: a web Request costs more to make than the rest of the conversion, and lives on
- * past the young generation's collections, which grows the heap under load. Without a
- * parsed body (none was sent) the SDK reads the body too, from a whole Request.
+ * The request as the SDK reads it: its method, path and headers; the body goes beside it,
+ * parsed. The host is not the request's, which a client may send as it likes.
  */
 export function toWebRequest(request: FastifyRequest): Request {
   const headers = new Headers();
@@ -26,10 +22,7 @@ export function toWebRequest(request: FastifyRequest): Request {
     if (value === undefined || SKIPPED.has(name)) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const url = new URL(request.url, 'http://localhost');
-  if (request.body === undefined) return new Request(url, { method: request.method, headers });
-  const read: Pick<Request, 'method' | 'url' | 'headers' | 'body'> = { method: request.method, url: url.href, headers, body: null };
-  return read as Request;
+  return new Request(new URL(request.url, 'http://localhost'), { method: request.method, headers });
 }
 
 /** Whether a body is a `tools/call`, or a batch of nothing else: the operation it runs counts as the request. */
