@@ -1,10 +1,10 @@
 // `npm run bench`: builds (or reuses) seeded data sets at two scales, loads them into fresh
 // PostgreSQL databases when a server is named, records each operation's SQL statements on
 // each engine, starts the API server on each engine and scale beside the bare Fastify,
-// node:http and SQL baselines (and the --compare build), measures the representative
-// operations in alternating rounds, checks the targets, measures what webhook deliveries add
-// to a write (webhooks.ts), what MCP adds to a call (mcp.ts) and what tracing costs
-// (tracing.ts), profiles the misses, and writes results.md with this run alone.
+// node:http and SQL baselines (and the --compare build on each engine), measures the
+// representative operations in alternating rounds, checks the targets, measures what webhook
+// deliveries add to a write (webhooks.ts), what MCP adds to a call (mcp.ts) and what tracing
+// costs (tracing.ts), profiles the misses, and writes results.md with this run alone.
 // options.ts lists the flags.
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { mintToken } from '../../src/auth/token.js';
 import { ensureDataset, type Dataset } from './dataset.js';
 import { mcpOperations, mcpTargets, measureMcp } from './mcp.js';
-import { eachEngine, ENGINE_LABEL, enginesOf, mapEngines, measureRounds, recordAnswers, requestsFor, type PerEngine } from './measure.js';
+import { eachEngine, ENGINE_LABEL, enginesOf, mapEngines, measureRounds, recordAnswers, requestsFor, type Engine, type PerEngine } from './measure.js';
 import { OPERATIONS, selectOperations } from './operations.js';
 import { commandLine, parseOptions } from './options.js';
 import { copyDatabase, loadIntoPostgres, redacted, serverVersion, type BenchDatabase } from './postgres.js';
@@ -22,7 +22,7 @@ import { profileMisses } from './profiles.js';
 import { loadAverage, machineFacts, resultsMarkdown, snippet, type PostgresReport, type ReportInput } from './report.js';
 import { cleanUpIfInterrupted, forgetNewerMigrations, prepareCompare, serverCommand, startApi, startBaseline, type Child } from './servers.js';
 import { bareStatements, countOperationStatements, type SqlRoute } from './statements.js';
-import { checkTargets, summarize } from './summary.js';
+import { checkTargets, compareTargets, summarize } from './summary.js';
 import { measureTracing, tracingOperations } from './tracing.js';
 import { webhookTargets } from './webhook-report.js';
 import { measureWebhooks, WEBHOOK_OPERATION, type WebhookResult } from './webhooks.js';
@@ -84,6 +84,20 @@ try {
     postgresReport = { server: redacted(postgres.server), version: postgresVersion, from: postgres.from, loadMs: { full: full.loadMs, small: small.loadMs } };
   }
   const engines = enginesOf(urls);
+  /** A fresh copy of the full-scale data on `e`: an SQLite file, or a PostgreSQL database copied from the loaded one while nothing is connected to it. */
+  const fullCopy = async (e: Engine, name: string): Promise<string> => {
+    if (e === 'sqlite' || !('server' in postgres)) return runCopy(datasets.full, name);
+    const database = await copyDatabase(postgres.server, pgFull!);
+    databases.push(database);
+    return database.url;
+  };
+  // The compared build's copies, made now: PostgreSQL copies only a database nothing is connected to.
+  const compareCopies = compared ? await eachEngine(engines, async (e) => {
+    const url = await fullCopy(e, 'compare');
+    const forgotten = await forgetNewerMigrations(url, compared.dir);
+    if (forgotten.length > 0) log(`the compared build's ${ENGINE_LABEL[e]} copy forgets the newer migration(s) ${forgotten.join(', ')}`);
+    return { url, forgotten };
+  }) : undefined;
 
   // Recorded before the servers start, on the data they will serve: in-process calls of each operation.
   const counted = await eachEngine(engines, (e) => countOperationStatements(urls[e]!.full, secret, operations, requests.full));
@@ -114,10 +128,7 @@ try {
   // above); a write's answer describes what it created, which may differ in a timestamp.
   const routesFile = join(options.work, 'baseline-routes.json');
   writeFileSync(routesFile, JSON.stringify(operations.map((op) => ({ path: `/${op.id}`, ...recorded.sqlite.get(op.id)! }))));
-  const compareCopy = compared ? runCopy(datasets.full, 'compare') : undefined;
-  const forgotten = compared && compareCopy ? forgetNewerMigrations(compareCopy.slice('file:'.length), compared.dir) : [];
-  if (forgotten.length > 0) log(`the compared build's copy forgets the newer migration(s) ${forgotten.join(', ')}`);
-  const compare = compared && compareCopy ? await start(startApi(compared.dir, compared.command, compareCopy, secret)) : undefined;
+  const compare = compared && compareCopies ? await eachEngine(engines, (e) => start(startApi(compared.dir, compared.command, compareCopies[e]!.url, secret))) : undefined;
   const fastify = await start(startBaseline(root, 'baselines.ts', ['fastify', routesFile]));
   const node = await start(startBaseline(root, 'baselines.ts', ['node', routesFile]));
   // The bare SQL baseline replays each engine's own statements on that engine's full-scale data.
@@ -146,13 +157,7 @@ try {
   if (options.webhooks) {
     const request = OPERATIONS.find((op) => op.id === WEBHOOK_OPERATION)!.request(datasets.full.meta, await bearerOf(datasets.full));
     webhooks = await eachEngine(engines, async (e) => {
-      const copy = async (side: 'off' | 'on') => {
-        if (e === 'sqlite' || !('server' in postgres)) return runCopy(datasets.full, `webhook-${side}`);
-        const database = await copyDatabase(postgres.server, pgFull!);
-        databases.push(database);
-        return database.url;
-      };
-      const databasesOf = { off: await copy('off'), on: await copy('on') };
+      const databasesOf = { off: await fullCopy(e, 'webhook-off'), on: await fullCopy(e, 'webhook-on') };
       log(`webhooks on ${ENGINE_LABEL[e]}: ${WEBHOOK_OPERATION} without and with delivery, on copies ${Object.values(databasesOf).map((url) => new URL(url).pathname.split('/').pop()).join(' and ')}`);
       return measureWebhooks({ ...options, root, command, secret, databases: databasesOf, meta: datasets.full.meta, request, log, profileDir: join(options.work, 'profiles', `${e}-webhooks`) });
     });
@@ -160,7 +165,10 @@ try {
 
   const summaries = new Map(operations.map((op) => [op.id, summarize(op, mapEngines(engines, (e) => recorded[e]!.get(op.id)!), samples.get(op.id)!)]));
   const webhookChecks = webhooks ? webhookTargets(webhooks) : [];
-  const checks = [...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...webhookChecks, ...(mcp ? mcpTargets(mcp) : [])];
+  const checks = [
+    ...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...webhookChecks, ...(mcp ? mcpTargets(mcp) : []),
+    ...(compare ? compareTargets(operations, samples, engines) : []),
+  ];
   log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling the misses`);
   const profiles = await profileMisses(checks, {
     root, command, secret, dir: join(options.work, 'profiles'), hotCompanyId: datasets.full.meta.hotCompanyId,
@@ -185,7 +193,7 @@ try {
     date: new Date(), command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() },
     settings: { connections, duration, rounds, warmup, seed }, server: command, ...datasets, servers: serverFacts, postgres: postgresReport,
     ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}), ...(mcp ? { mcp } : {}), ...(tracing ? { tracing } : {}),
-    ...(compared ? { compare: { revision: options.compare!, commit: compared.commit, samples, forgotten } } : {}),
+    ...(compared && compareCopies ? { compare: { revision: options.compare!, commit: compared.commit, samples, forgotten: mapEngines(engines, (e) => compareCopies[e]!.forgotten) } } : {}),
   };
   const markdown = resultsMarkdown(report);
   const resultsFile = join(options.out, 'results.md');

@@ -9,11 +9,11 @@ import { summarizeTurns, TARGETS, type TargetCheck } from './summary.js';
 import { markdownTable, mib, n0, times, turnColumns } from './tables.js';
 
 // The requirement on the MCP server (docs/decisions.md, "The MCP server"): a tool call costs
-// at most 1.5× the CPU of the same operation over HTTP, token counting included, and the
-// server's peak RSS with MCP in use stays under 260 MiB. One read and one write, each sent
-// through MCP `tools/call` and over HTTP in turn, to the same full-scale server after the
-// main rounds (same rows), so its peak RSS afterwards is that of a server that served
-// everything, MCP included.
+// at most 3× the CPU of the same operation over HTTP (3.5× for the read on PostgreSQL), token
+// counting included, and the server's peak RSS with MCP in use stays under 280 MiB. One read
+// and one write, each sent through MCP `tools/call` and over HTTP in turn, to the same
+// full-scale server after the main rounds (same rows), so its peak RSS afterwards is that of a
+// server that served everything, MCP included.
 
 /** The measured operations (ids of operations.ts) and the tool of each: the operation's operationId. */
 const MEASURED: Record<string, string> = { PrintoutFirstPage: 'BookingPrintoutQuery', CreateMessageTemplate: 'CreateMessageTemplate' };
@@ -174,9 +174,12 @@ export function mcpTargets(results: PerEngine<McpResult>): TargetCheck[] {
     ...results[engine]!.operations.map((o): TargetCheck => {
       const s = summarizeMcp(o);
       const broken = !o.ok || s.unexpected > 0 ? ` (unexpected answers: ${o.ok ? s.unexpected : 'not a result'})` : '';
+      const limit = engine === 'postgres' && o.kind === 'read' ? TARGETS.mcpCpuPostgresRead : TARGETS.mcpCpu;
+      // One wording on both engines, so that a read's verdicts share a row of the targets table.
+      const exception = o.kind === 'read' ? `, ${TARGETS.mcpCpuPostgresRead}× on PostgreSQL` : '';
       return {
-        engine, target: `CPU per MCP call ≤ ${TARGETS.mcpCpu}× the same ${o.kind} over HTTP`, subject: `${o.tool} through MCP (${o.label})`,
-        value: `${times(s.cpuRatio)} (${n0(s.mcp.cpuUs)} µs against ${n0(s.http.cpuUs)} µs)${broken}`, met: !broken && s.cpuRatio <= TARGETS.mcpCpu,
+        engine, target: `CPU per MCP call ≤ ${TARGETS.mcpCpu}× the same ${o.kind} over HTTP${exception}`, subject: `${o.tool} through MCP (${o.label})`,
+        value: `${times(s.cpuRatio)} (${n0(s.mcp.cpuUs)} µs against ${n0(s.http.cpuUs)} µs)${broken}`, met: !broken && s.cpuRatio <= limit,
         profile: `mcp:${o.id}`,
       };
     }),

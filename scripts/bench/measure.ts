@@ -27,8 +27,8 @@ export interface Sample {
   node: LoadResult;
   /** the bare SQL baseline (baseline-sql.ts) on each engine's full-scale data */
   sql: PerEngine<LoadResult>;
-  /** the API built from --compare's revision, on SQLite at full scale */
-  compare?: LoadResult;
+  /** the API built from --compare's revision, on each engine's own copy of the full-scale data */
+  compare?: PerEngine<LoadResult>;
 }
 
 /** The API's answer to an operation's request: checked, and sent again by the bare baselines (baselines.ts). */
@@ -47,7 +47,7 @@ export interface Servers {
   fastify: Server;
   node: Server;
   sql: PerEngine<Server>;
-  compare?: Server;
+  compare?: PerEngine<Server>;
 }
 
 export function requestsFor(ops: Operation[], meta: BenchMeta, bearer: string): Map<string, OpRequest> {
@@ -77,13 +77,14 @@ export interface MeasureOptions {
 }
 
 const rps = (r: LoadResult) => r.rps.toFixed(0).padStart(6);
+const cpu = (r: LoadResult) => `${(r.cpuUsPerRequest ?? NaN).toFixed(0)} µs`;
 
 /**
  * Warms every server up on every operation, then runs `rounds` rounds; in each, for each
  * operation in turn: the API at full scale on each engine, bare Fastify, bare node:http, the
  * bare SQL baseline on each engine, the API at the small scale on each engine, and the
- * compared build. Alternating this way spreads any drift of the machine evenly over all of
- * them, and puts the engines next to each other in time.
+ * compared build on each engine. Alternating this way spreads any drift of the machine evenly
+ * over all of them, and puts the engines next to each other in time.
  */
 export async function measureRounds(
   servers: Servers,
@@ -103,7 +104,7 @@ export async function measureRounds(
     const node = await baseline(servers.node);
     const sql = await eachEngine(engines, (e) => baseline(servers.sql[e]!));
     const small = await eachEngine(engines, (e) => api(servers.engines[e]!.small, requests.small.get(op.id)!));
-    const compare = servers.compare ? await api(servers.compare, request) : undefined;
+    const compare = servers.compare ? await eachEngine(engines, (e) => api(servers.compare![e]!, request)) : undefined;
     return { engines: mapEngines(engines, (e) => ({ full: full[e]!, small: small[e]! })), fastify, node, sql, ...(compare ? { compare } : {}) };
   };
   if (options.warmup > 0) {
@@ -121,7 +122,7 @@ export async function measureRounds(
           engines.map((e) => `${e} ${rps(s.engines[e]!.full)} rps p99 ${s.engines[e]!.full.p99.toFixed(2)} ms`).join(' | ') +
           ` | fastify ${rps(s.fastify)} | node ${rps(s.node)} | bare SQL ${engines.map((e) => `${e} ${rps(s.sql[e]!)}`).join(' ')}` +
           ` | small ${engines.map((e) => `${e} ${rps(s.engines[e]!.small)}`).join(' ')}` +
-          (s.compare ? ` | compared ${rps(s.compare)} rps p99 ${s.compare.p99.toFixed(2)} ms` : '') +
+          (s.compare ? ` | compared ${engines.map((e) => `${e} ${rps(s.compare![e]!)} rps ${cpu(s.compare![e]!)} (this build ${cpu(s.engines[e]!.full)})`).join(' ')}` : '') +
           (unexpected > 0 ? `  (unexpected answers: ${unexpected})` : ''),
       );
     }

@@ -10,7 +10,8 @@ Writes <out>/results.md with this run alone (git keeps the earlier ones); cached
 and results.json go to <work>. --scale 1 is 1,000 companies, 1,000,000 MCP rows, 200,000 rebate codes,
 100,000 bookings and 50,000 printouts; --small-ratio is the comparison scale, as a share of it.
 --only measures those operations (a CSV one with its JSON one); --compare measures that revision's build
-in the same rounds, on SQLite; --webhooks off skips the webhook measurement. The MCP measurement sends
+in the same rounds, on every engine measured (each its own copy of the full-scale data), with the target
+CPU per request ≤ 1.05× the compared build's; --webhooks off skips the webhook measurement. The MCP measurement sends
 PrintoutFirstPage and CreateMessageTemplate (those --only names, if it names any) through MCP and over HTTP in turn;
 --mcp off skips it. The tracing measurement sends PrintoutFirstPage and CreateRebateCodeTransaction to a server
 exporting its traces and to the usual one in turn; --tracing off skips it.

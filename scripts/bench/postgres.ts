@@ -123,3 +123,14 @@ export async function loadIntoPostgres(server: string, dataset: Dataset): Promis
 export function copyDatabase(server: string, source: BenchDatabase): Promise<BenchDatabase> {
   return createDatabase(server, `${source.name}_${randomBytes(4).toString('hex')}`, source.name);
 }
+
+/**
+ * forgetNewerMigrations (servers.ts) on PostgreSQL: deletes from the database at `url` the rows
+ * of kysely's migration table (src/store/db.ts, kysely's default name) not named in `known`. Answers their names.
+ */
+export function forgetPostgresMigrations(url: string, known: string[]): Promise<string[]> {
+  return admin(url, async (client) => {
+    const { rows } = await client.query<{ name: string }>('delete from kysely_migration where name <> all($1::text[]) returning name', [known]);
+    return rows.map((row) => row.name).sort();
+  });
+}

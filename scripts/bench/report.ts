@@ -7,8 +7,8 @@ import type { ProfileReport } from './profiles.js';
 import type { ServerCommand } from './servers.js';
 import { tracingMarkdown, type TracingResult } from './tracing.js';
 import type { CountedCall } from './statements.js';
-import { median, type OpSummary, type TargetCheck } from './summary.js';
-import { markdownTable, mib, n0, n2, pct, perEngine, times, type Column } from './tables.js';
+import { compareMet, median, summarizeCompare, TARGETS, type OpSummary, type TargetCheck } from './summary.js';
+import { markdownTable, mib, n0, n2, pct, perEngine, times, turnColumns, type Column } from './tables.js';
 import { webhookMarkdown } from './webhook-report.js';
 import type { WebhookResult } from './webhooks.js';
 
@@ -42,8 +42,8 @@ export interface ReportInput {
   mcp?: PerEngine<McpResult>;
   /** what tracing costs, per engine (absent with --tracing off) */
   tracing?: PerEngine<TracingResult>;
-  /** --compare's revision and commit, measured in `samples` */
-  compare?: { revision: string; commit: string; samples: Map<string, Sample[]>; forgotten?: string[] };
+  /** --compare's revision and commit, measured in `samples` on each engine; the migrations its copies forget */
+  compare?: { revision: string; commit: string; samples: Map<string, Sample[]>; forgotten: PerEngine<string[]> };
 }
 
 export const loadAverage = () => loadavg()[0];
@@ -160,7 +160,7 @@ export function resultsMarkdown(input: ReportInput): string {
     '',
     ...targetsMarkdown(input.checks, engines),
     ...profilesMarkdown(input.profiles),
-    ...(input.compare ? compareMarkdown(input.compare) : []),
+    ...(input.compare ? compareMarkdown(input.compare, input.ops) : []),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -200,21 +200,27 @@ function profilesMarkdown(profiles: ProfileReport[]): string[] {
   return lines;
 }
 
-/** Each operation's median req/s and p99 for this build and --compare's (both on SQLite). */
-function compareMarkdown({ revision, commit, samples, forgotten = [] }: NonNullable<ReportInput['compare']>): string[] {
-  const m = (list: Sample[], pick: (s: Sample) => number | undefined) => median(list.map((s) => pick(s) ?? NaN));
+/** Per engine and operation: this build against --compare's, measured in the same rounds, and the CPU target. */
+export function compareMarkdown({ revision, commit, samples, forgotten }: NonNullable<ReportInput['compare']>, ops: OpSummary[]): string[] {
+  const engines = enginesOf(forgotten);
+  const rows = engines.flatMap((engine) => ops.map((o) => ({ engine, o, s: summarizeCompare(samples.get(o.id)!, engine) })));
+  type Row = (typeof rows)[number];
+  const forgetting = engines.filter((e) => forgotten[e]!.length > 0);
   return [
     '',
-    `### Against ${revision} (${commit.slice(0, 12)}), on SQLite, measured in the same rounds`,
+    `### Against ${revision} (${commit.slice(0, 12)}), measured in the same rounds`,
     '',
-    ...(forgotten.length > 0
-      ? [`Its copy of the full-scale data forgets the migration(s) it does not know (${forgotten.join(', ')}), which only add what it never reads, so that it runs on the same rows.`, '']
-      : []),
-    '| operation | req/s now | req/s then | now / then | p99 ms now | p99 ms then |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...[...samples].map(([id, list]) => {
-      const [now, then] = [m(list, (s) => s.engines.sqlite.full.rps), m(list, (s) => s.compare?.rps)];
-      return `| ${id} | ${now.toFixed(0)} | ${then.toFixed(0)} | ${(now / then).toFixed(2)}× | ${m(list, (s) => s.engines.sqlite.full.p99).toFixed(2)} | ${m(list, (s) => s.compare?.p99).toFixed(2)} |`;
-    }),
+    `Its build serves its own copy of each engine's full-scale data and is measured last in each round and operation, on ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}. ` +
+      `CPU per request as above (the server process); the ratio is the median of the per-round ratios, and the target is ≤ ${TARGETS.compareCpu}×.` +
+      (forgetting.length > 0
+        ? ` Its copies forget the migration(s) it does not know (${forgetting.map((e) => `${ENGINE_LABEL[e]}: ${forgotten[e]!.join(', ')}`).join('; ')}), which only add what it never reads, so that it runs on the same rows.`
+        : ''),
+    '',
+    ...markdownTable<Row>([
+      { title: 'Engine', cell: (r) => ENGINE_LABEL[r.engine] },
+      { title: 'Operation', cell: (r) => `${r.o.label}${r.s.unexpected === 0 ? '' : ' ⚠'}` },
+      ...turnColumns<Row>(['This build', 'Compared'], (r) => [r.s.other, r.s.base], { title: 'CPU this / compared', of: (r) => r.s.cpuRatio }),
+      { title: `≤ ${TARGETS.compareCpu}×`, cell: (r) => (compareMet(r.s) ? 'met' : '**missed**') },
+    ], rows),
   ];
 }

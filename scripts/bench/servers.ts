@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_FLAGS } from '../node-flags.mjs';
+import { forgetPostgresMigrations } from './postgres.js';
 import { listeningPort } from './proc.js';
 
 // The processes under test: the API server (the built dist/server.js that `npm start`
@@ -97,17 +98,18 @@ export function prepareCompare(root: string, work: string, revision: string): { 
 }
 
 /**
- * Makes an SQLite copy of the data readable by the compared build: the migrations it does not
- * know (added after it) are forgotten in the copy's migration table, so that it starts on the
- * same rows rather than refusing a database a newer version migrated. Sound while those
- * migrations only add what the older build never reads (columns, indexes, tables); the run's
- * log names them. Answers their names.
+ * Makes a copy of the data (an SQLite file: URL or a PostgreSQL one) readable by the compared
+ * build: the migrations it does not know (added after it) are forgotten in the copy's migration
+ * table, so that it starts on the same rows rather than refusing a database a newer version
+ * migrated. Sound while those migrations only add what the older build never reads (columns,
+ * indexes, tables); the run's log names them. Answers their names.
  */
-export function forgetNewerMigrations(file: string, compareDir: string): string[] {
+export async function forgetNewerMigrations(databaseUrl: string, compareDir: string): Promise<string[]> {
   const known = readdirSync(join(compareDir, 'src/store/migrations'))
     .filter((name) => /^\d{4}_\w+\.ts$/.test(name))
     .map((name) => name.slice(0, -3));
-  const db = new Database(file);
+  if (!databaseUrl.startsWith('file:')) return forgetPostgresMigrations(databaseUrl, known);
+  const db = new Database(databaseUrl.slice('file:'.length));
   try {
     const recorded = (db.prepare('select name from kysely_migration').all() as Array<{ name: string }>).map((row) => row.name);
     const newer = recorded.filter((name) => !known.includes(name));

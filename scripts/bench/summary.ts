@@ -9,8 +9,10 @@ export const TARGETS = {
   cpuRead: 1.5, cpuWrite: 2,
   /** the API process's CPU per read on PostgreSQL ÷ on SQLite (the database server aside) */
   cpuPostgres: 1.5,
-  /** an MCP tool call's CPU ÷ the same operation's over HTTP, and the peak RSS with MCP in use (mcp.ts) */
-  mcpCpu: 1.5, mcpRssMiB: 260,
+  /** an MCP tool call's CPU ÷ the same operation's over HTTP (a read on PostgreSQL: mcpCpuPostgresRead), and the peak RSS with MCP in use (mcp.ts) */
+  mcpCpu: 3, mcpCpuPostgresRead: 3.5, mcpRssMiB: 280,
+  /** this build's CPU per request ÷ the --compare build's, measured in the same rounds */
+  compareCpu: 1.05,
 } as const;
 
 export interface TargetCheck {
@@ -134,4 +136,23 @@ export function summarizeTurns<S extends string>(rounds: Array<Record<S, TurnRes
     cpuRatio: median(rounds.map((r) => (r[other].cpuUsPerRequest ?? NaN) / (r[base].cpuUsPerRequest ?? NaN))),
     unexpected: rounds.reduce((n, r) => n + r[base].unexpected + r[other].unexpected, 0),
   };
+}
+
+/** An operation on one engine against the --compare build: this build is `now`, the compared one `then`, round by round. */
+export const summarizeCompare = (samples: Sample[], engine: Engine) =>
+  summarizeTurns(samples.map((s) => ({ now: s.engines[engine]!.full, then: s.compare![engine]! })), 'then', 'now');
+
+/** The --compare target: every answer as expected, and CPU per request within TARGETS.compareCpu of the compared build's. */
+export const compareMet = (s: ReturnType<typeof summarizeCompare>) => s.unexpected === 0 && s.cpuRatio <= TARGETS.compareCpu;
+
+/** Per engine and operation: this build's CPU per request against the --compare build's. */
+export function compareTargets(ops: Operation[], samples: Map<string, Sample[]>, engines: Engine[]): TargetCheck[] {
+  return engines.flatMap((engine) => ops.map((op): TargetCheck => {
+    const s = summarizeCompare(samples.get(op.id)!, engine);
+    const broken = s.unexpected > 0 ? ` (unexpected answers: ${s.unexpected})` : '';
+    return {
+      engine, target: `CPU per request ≤ ${TARGETS.compareCpu}× the compared build's`, subject: op.label,
+      value: `${s.cpuRatio.toFixed(2)}× (${s.other.cpuUs.toFixed(0)} µs against ${s.base.cpuUs.toFixed(0)} µs)${broken}`, met: compareMet(s), profile: op.id,
+    };
+  }));
 }
