@@ -214,6 +214,7 @@ export function nulCharacterErrors(value: unknown): FieldError[] {
  * elsewhere they are unknown names, ignored. Answers the columns CSV writes of it.
  */
 export function shapeAnswer(schemas: RequestSchemas, columns: string[] | undefined, query: Record<string, unknown>, result: unknown): string[] | undefined {
+  if (query.Fields === undefined && query.Meta === undefined) return columns;
   const declared = (schemas.query && propertiesOf(schemas.query)) ?? {};
   const selected = typeof query.Fields === 'string' && columns && declared.Fields ? selectedFields(query.Fields, columns) : undefined;
   if (query.Meta !== undefined && declared.Meta) {
