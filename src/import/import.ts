@@ -12,17 +12,10 @@ import { checkItem } from './validate.js';
 export { COLLECTION_NAMES, formatIssue, type CollectionName, type ImportIssue };
 
 /**
- * Loads an import data file (README, "Importing data") into the store: all or nothing. A
- * use case of its own beside the operations, over the store's tables: like a request, each
- * item is checked by the server's own validation (validate.ts) and the domain's rules.
- *
- * The whole file is validated first (each item against its JSON Schema, which refers to
- * the contract's components; duplicate ids; references within the file and to stored
- * rows; the domain's rules for the item) and every problem is collected; only a file
- * without problems is written, in one transaction. Ids are kept as given so files can
- * refer to their own rows. An `Id` may be left out only where nothing else in a file can
- * refer to the item (time exceptions, resource types, custom fields, rebate codes,
- * printouts, message templates); the database then assigns it.
+ * Loads an import data file (README, "Importing data") into the store, all or nothing: the
+ * whole file is checked as requests are (validate.ts, the domain's rules, references) and
+ * every problem collected; only a file without any is written, in one transaction
+ * (docs/decisions.md, "The data-file import").
  */
 
 /** The file was refused; `errors` names each problem's collection, index and field. */

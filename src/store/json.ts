@@ -4,16 +4,10 @@ import { sql, type Kysely, type RawBuilder, type Simplify } from 'kysely';
 import { isPostgres } from './statements.js';
 
 /**
- * A row's lists and parts as JSON columns of the row's own query, so that a record with its
- * lists is one statement (one round trip) instead of one per list. The engines build JSON
- * with different functions (SQLite json_group_array/json_object, PostgreSQL json_agg/to_json),
- * so Kysely has a helper per engine; this picks by the executor's adapter, as the
- * `isPostgres` (statements.ts) does. SQLite's json_object must name every key: the subqueries
- * select their columns explicitly (no selectAll).
- *
- * Values keep their JSON types on both engines: integers (0/1 flags included) and reals
- * are numbers, text is text, NULL is null. What arrives differs: node-postgres parses json,
- * SQLite hands over the text. `Json<T>` marks such a column, and `parseJson` reads either.
+ * A row's lists and parts as JSON columns of the row's own query: one round trip, not one per
+ * list (docs/decisions.md, "Engines"). Kysely's helper of the engine is picked by the
+ * executor's adapter; SQLite's json_object must name every key, so subqueries select their
+ * columns explicitly. `Json<T>` marks such a column and `parseJson` reads either engine's.
  */
 declare const json: unique symbol;
 export interface Json<T> {

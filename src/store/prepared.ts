@@ -2,15 +2,11 @@ import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder, RootOp
 import type { Database } from './schema.js';
 
 /**
- * Queries written once in Kysely, typed as ever, and compiled once per engine: after that a
- * request only binds new values to the same SQL (docs/decisions.md, "Queries are built
- * once"). Building a query's tree and compiling it to SQL took half the CPU of the busiest
- * read; the values are all that changes between requests.
- *
- * `prepared((db, p) => db.selectFrom('tags').selectAll().where('id', '=', p.id))` builds
- * the query with a stand-in for each `p.name`; compiling it finds where each stand-in went
- * among the SQL's parameters. Running it puts the request's values there. The engines keep
- * the database's own prepared statement for each compiled query (engines/*-driver.ts).
+ * Queries written once in Kysely, typed as ever, and compiled once per engine: a request only
+ * binds new values to the same SQL (docs/decisions.md, "Queries are built once").
+ * `prepared((db, p) => db.selectFrom('tags').selectAll().where('id', '=', p.id))` builds the
+ * query with a stand-in for each `p.name` and finds where each went among the SQL's
+ * parameters; the engines keep the database's prepared statement for each.
  */
 
 /** A named value of a prepared query, standing in for the request's while the query is built. */

@@ -3,16 +3,10 @@ import { isPostgres } from '../statements.js';
 import { companyId } from './helpers.js';
 
 /**
- * GetMcpUsage sums a company's tokens over a rolling window of WindowDays days. Summed from
- * the usage rows alone, that cost grows with every row (a busy company writes thousands a
- * day). `mcp_usage_daily` holds each company's total per UTC day, so a window is the whole
- * days from here plus its two partial edge days from the rows (domain/mcp-usage.ts,
- * windowParts): one row a day, however many usage rows there are.
- *
- * Triggers keep the totals in step with every insert, update and delete of `mcp_usage`,
- * whoever writes it (the import, a bulk load, a future API), in the same transaction. The
- * day of a row is the first ten characters of its `at`, which the store keeps as ISO UTC
- * text (YYYY-MM-DDTHH:mm:ss.sssZ).
+ * Each company's MCP tokens per UTC day, so that GetMcpUsage's window reads one row a day
+ * plus its two edge days' rows (domain/mcp-usage.ts, windowParts). Triggers keep the totals
+ * in step with every write of `mcp_usage`, in its transaction; a row's day is the first ten
+ * characters of its ISO UTC `at` (docs/decisions.md, "The MCP server").
  */
 export const mcpUsageDaily: Migration = {
   async up(db) {

@@ -68,19 +68,10 @@ export function customersRepository({ db }: { db: Kysely<Database> }) {
     },
 
     /**
-     * The profile with this e-mail, compared case-insensitively (the
-     * customers_company_email_idx index is on lower(email)); the oldest when several.
-     *
-     * For a purchase that creates the profile when none is found, inside its transaction:
-     * nothing in the schema makes an e-mail unique (the index is not unique: imported data
-     * may hold several profiles per e-mail), so two purchases on two connections could both
-     * find none and both create one. First the company's row is updated (to itself): that
-     * row lock makes such purchases of one company take turns until commit, on every
-     * engine and isolation level. Under READ COMMITTED the second then finds the first's
-     * profile; under REPEATABLE READ and SERIALIZABLE it fails with a serialization failure
-     * and is run again (statements.ts), and then finds it. SQLite writes one transaction at
-     * a time anyway; there the update only takes the write lock early. It is a non-key
-     * update, so it does not block rows being added that refer to the company.
+     * The profile with this e-mail, compared case-insensitively; the oldest when several. For
+     * a purchase that creates it when none is found: e-mails are not unique, so the company's
+     * row is first updated to itself, and that row lock makes such purchases of one company
+     * take turns until commit on every engine (docs/decisions.md, "Engines", "Buyers").
      */
     async findByEmailForUpdate(companyId: string, email: string): Promise<CustomerRow | undefined> {
       await lockCompany.run(db, { companyId });

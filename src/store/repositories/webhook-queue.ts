@@ -178,15 +178,10 @@ export function webhookQueueRepository({ db }: Pick<Store, 'db'>) {
     },
 
     /**
-     * Records a batch of attempts, of distinct deliveries, and moves their deliveries on, all
-     * or nothing, in the same statements whatever the batch's length. A delivery changes only
-     * while `owner` still holds it: a node whose lease ran out (another node has taken the
-     * delivery) records what it saw and leaves the state to the holder.
-     *
-     * Per engine: on PostgreSQL the attempts' INSERT is a data-modifying CTE of the
-     * deliveries' UPDATE, one statement and one round trip; on SQLite the two run in one
-     * transaction. A 410 also disables its endpoint and ends the endpoint's pending
-     * deliveries, in one transaction with the batch on both.
+     * Records a batch of attempts of distinct deliveries and moves them on, all or nothing. A
+     * delivery changes only while `owner` still holds it. On PostgreSQL the attempts' INSERT
+     * is a data-modifying CTE of the deliveries' UPDATE (one round trip); on SQLite the two
+     * run in one transaction. A 410 also disables its endpoint and ends its pending deliveries.
      */
     recordAll,
 
