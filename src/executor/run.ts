@@ -154,7 +154,7 @@ const noCompany = () => unauthorized('The bearer token names no company for the 
  * its request was valid. Answers that company (blank or omitted: the caller's), or undefined
  * where the operation acts on none.
  */
-export function authorize(facts: OperationFacts, caller: Caller | undefined, query: unknown, body: unknown): string | undefined {
+function authorize(facts: OperationFacts, caller: Caller | undefined, query: unknown, body: unknown): string | undefined {
   const refuse = () => (facts.declares403 ? forbidden() : unauthorized('The caller is not allowed to perform this operation.'));
   if (facts.authenticated && !caller) throw unauthorized();
   if (caller && facts.roles.length > 0 && !facts.roles.some((role) => caller.roles.has(role))) throw refuse();

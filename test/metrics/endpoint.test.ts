@@ -2,6 +2,7 @@ import t from 'tap';
 import { noMetrics } from '../../src/metrics/metrics.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { buildTestApp, expectRefusal, token } from '../helper.js';
+import { postMcp, rpcMessage } from '../mcp/client.js';
 import { engine } from '../test-store.js';
 import { METRICS_TOKEN, metricNames, sample, scrape } from './exposition.js';
 
@@ -126,6 +127,15 @@ t.test('refusals of the rate limits are counted by operation and limit', async (
   t.equal(sample(text, 'http_rate_limited_total', { operation: 'CategoryQuery', limit: 'address' }), 1);
   t.equal(sample(text, 'http_rate_limited_total', { operation: 'GetRebateCodeBySign', limit: 'caller' }), 1);
   t.equal(sample(text, 'http_request_duration_seconds_count', { status_code: '429' }), 2, 'and observed as 429 answers');
+});
+
+t.test('a tool call refused by a rate limit is counted under its operation, as over HTTP', async (t) => {
+  const api = await buildTestApp(t, { data: buildDemoData(), company: DEMO_COMPANY_A, config: { ...config, REBATE_LOOKUP_RATE_LIMIT_MAX: 1 } });
+  const args = { CompanyId: DEMO_COMPANY_A, RebateCodeSign: 'MASSAGE100', ServiceId: 102, IncludeConnectedServices: false };
+  const call = async () => rpcMessage(await postMcp(api, 'tools/call', { name: 'GetRebateCodeBySign', arguments: args }, { company: DEMO_COMPANY_A }));
+  t.notOk((await call()).result.isError, 'the first lookup');
+  t.match((await call()).result.structuredContent, { ResponseStatus: { ErrorCode: 'TooManyRequests' } }, 'the second is refused');
+  t.equal(sample(await scrape(api), 'http_rate_limited_total', { operation: 'GetRebateCodeBySign', limit: 'caller' }), 1);
 });
 
 t.test('a wrong token counts against the per-address limit; a scrape with the right one is never limited', async (t) => {
