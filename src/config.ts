@@ -28,6 +28,8 @@ export interface Config {
   RATE_LIMIT_MAX: number;
   RATE_LIMIT_WINDOW_MS: number;
   REBATE_LOOKUP_RATE_LIMIT_MAX: number;
+  IDEMPOTENCY_KEY_TTL_SECONDS: number;
+  IDEMPOTENCY_KEY_REQUIRED: boolean;
   CORS_ORIGINS: string;
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   WEBHOOK_DELIVERY: boolean;
@@ -76,6 +78,10 @@ const schema = {
     RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 600 },
     RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1000, default: 60000 },
     REBATE_LOOKUP_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
+    // How long a write's Idempotency-Key and its stored answer are kept (docs/decisions.md, "Retried writes").
+    IDEMPOTENCY_KEY_TTL_SECONDS: { type: 'integer', minimum: 1, maximum: 31536000, default: 86400 },
+    // Whether a write without an Idempotency-Key is refused (400 IdempotencyKeyRequired).
+    IDEMPOTENCY_KEY_REQUIRED: { type: 'boolean', default: false },
     CORS_ORIGINS: { type: 'string', default: '' },
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
     // Whether this node delivers webhooks; off for nodes that should only serve requests.

@@ -27,6 +27,8 @@ export interface OperationFacts {
   actsOnCompany: boolean;
   /** which rate limit counts a call: the caller's tighter one (`x-rate-limit: strict`) or the address's */
   rateLimit: 'strict' | 'address';
+  /** a write that takes an Idempotency-Key (its header parameter): it runs once per company and key */
+  keyed: boolean;
   /** the webhook events a successful call records (`x-webhook-events`); the first unless the handler names another */
   events: readonly Schemas['WebhookEventType'][];
   /** the operation also speaks CSV (`x-csv`): its answers on request, and its body */
@@ -136,6 +138,7 @@ function factsOf(document: Document, method: string, path: string, item: Documen
     declares403: Object.hasOwn(operation.responses ?? {}, '403'),
     actsOnCompany: Boolean(query?.properties?.CompanyId ?? body?.properties?.CompanyId),
     rateLimit: operation['x-rate-limit'] === 'strict' ? 'strict' : 'address',
+    keyed: parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
     events: operation['x-webhook-events'] ?? [],
     csv,
     bodyMediaTypes: bodyMediaTypes(Object.keys(requestBody?.content ?? {}), csv),

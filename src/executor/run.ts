@@ -14,12 +14,15 @@ import type { Store } from '../store/db.js';
 import { inTransaction } from '../store/statements.js';
 import { tracing } from '../tracing.js';
 import { recordEvent, type WebhookEventType } from '../store/repositories/webhook-messages.js';
+import { fingerprint, keyOf, KeyRefusal, replayedResult, runOnce, SWEEP, sweepExpiredKeys } from './idempotency.js';
 import type { OperationFacts } from './operations.js';
 
 /** A call of an operation as its transport read it: the fields where they were sent, and the body's media type. */
 export interface OperationInput extends RequestParts {
   /** the media type the body came in; undefined where none was sent */
   mediaType?: string;
+  /** the Idempotency-Key as sent (a write's header, a write tool's argument); undefined where none was */
+  idempotencyKey?: unknown;
 }
 
 /** Who calls, and the transport's request and reply the call is made in (its id, logger, address, headers). */
@@ -36,6 +39,8 @@ export interface Outcome {
   result: unknown;
   columns?: string[];
   recordedEvent: string | null;
+  /** the stored answer of an earlier request with the same Idempotency-Key */
+  replayed?: boolean;
 }
 
 export type RunOperation = (facts: OperationFacts, input: OperationInput, call: Call) => Promise<Outcome>;
@@ -81,6 +86,16 @@ export const executorPlugin = fp(
       address: config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined,
       caller: config.REBATE_LOOKUP_RATE_LIMIT_MAX > 0 ? app.rateLimit(strictRateLimit(config)) : undefined,
     };
+    const ttlMs = config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000;
+    /** `work`'s answer; a refusal of its Idempotency-Key is counted under its kind. */
+    const counted = async <T>(facts: OperationFacts, work: () => T | Promise<T>): Promise<T> => {
+      try {
+        return await work();
+      } catch (err) {
+        if (err instanceof KeyRefusal) app.metrics.idempotency(facts.operationId, err.outcome);
+        throw err;
+      }
+    };
 
     async function run(facts: OperationFacts, input: OperationInput, call: Call): Promise<Outcome> {
       const { fields, validators } = prepared.get(facts.operationId) ?? prepare(facts);
@@ -90,6 +105,7 @@ export const executorPlugin = fp(
       // Names in any case, values of the schemas' types, each field in the contract's place.
       const assembled = bindRequest(facts, fields, input);
       const companyId = authorize(facts, call.caller, input.query, input.body);
+      const key = facts.keyed ? await counted(facts, () => keyOf(input.idempotencyKey, config)) : undefined;
       checkBody(facts, input, assembled);
       const nul = [input.params, input.query, input.body].flatMap((values) => nulCharacterErrors(values));
       if (nul.length > 0) throw refused(nul);
@@ -114,26 +130,46 @@ export const executorPlugin = fp(
         generateSign: app.generateSign,
         announce,
       });
-      let result: unknown;
-      let recordedEvent: string | null = null;
-      if (facts.events.length === 0) {
-        result = await handler(context(app.store, (type) => announced(facts, type)));
+      // A write and its webhook event commit in one transaction, or neither does
+      // (docs/decisions.md, "Events and deliveries"); with an Idempotency-Key, the key and the
+      // answer too ("Retried writes").
+      const write = async (tx: { db: Store['db'] }) => {
+        let type = facts.events[0];
+        const result = await handler(context({ ...app.store, db: tx.db }, (named) => (type = announced(facts, named))));
+        if (facts.events.length === 0) return { result, recordedEvent: null };
+        const eventContext = { requestId: call.request.id, traceparent: tracing?.traceparent() };
+        return { result, recordedEvent: await recordEvent(tx, companyId!, type, result, new Date(), eventContext) };
+      };
+      let outcome: { result: unknown; recordedEvent: string | null; replayed?: boolean };
+      if (key !== undefined) {
+        const claim = { companyId: companyId!, key, operationId: facts.operationId, fingerprint: fingerprint(facts, input, companyId), ttlMs };
+        const done = await counted(facts, () => runOnce(app.store, claim, call.request, write));
+        if ('ran' in done) outcome = done.ran;
+        else {
+          app.metrics.idempotency(facts.operationId, 'replayed');
+          outcome = { result: replayedResult(done.replayed), recordedEvent: null, replayed: true };
+        }
+      } else if (facts.events.length === 0) {
+        outcome = { result: await handler(context(app.store, (type) => announced(facts, type))), recordedEvent: null };
       } else {
-        // A write and its webhook event commit in one transaction, or neither does
-        // (docs/decisions.md, "Events and deliveries").
-        ({ result, recordedEvent } = await inTransaction(app.store, async (tx) => {
-          let type = facts.events[0];
-          const answer = await handler(context({ ...app.store, db: tx.db }, (named) => (type = announced(facts, named))));
-          const eventContext = { requestId: call.request.id, traceparent: tracing?.traceparent() };
-          return { result: answer, recordedEvent: await recordEvent(tx, companyId!, type, answer, new Date(), eventContext) };
-        }));
+        outcome = await inTransaction(app.store, write);
       }
-      return { result, columns: shapeAnswer(facts, facts.csvColumns, input.query, result), recordedEvent };
+      return { ...outcome, columns: shapeAnswer(facts, facts.csvColumns, input.query, outcome.result) };
     }
 
     app.decorate('runOperation', run);
+
+    // Expired Idempotency-Keys go in bounded batches, on every node (docs/decisions.md, "Retried writes").
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweeper = setInterval(() => {
+      sweeping = sweepExpiredKeys(app.store).catch((err: unknown) => app.log.warn({ err }, 'deleting expired Idempotency-Keys failed'));
+    }, SWEEP.everyMs).unref();
+    app.addHook('onClose', async () => {
+      clearInterval(sweeper);
+      await sweeping;
+    });
   },
-  { name: 'executor', dependencies: ['store', 'protection'] },
+  { name: 'executor', dependencies: ['store', 'protection', 'metrics'] },
 );
 
 function announced(facts: OperationFacts, type: WebhookEventType): WebhookEventType {

@@ -153,6 +153,16 @@ export interface CustomFieldValues {
   value: string;
 }
 
+export interface IdempotencyKeys {
+  answer: string | null;
+  company_id: string;
+  expires_at: number;
+  fingerprint: string;
+  key: string;
+  operation_id: string;
+  status: number | null;
+}
+
 export interface McpUsage {
   at: IsoDate;
   company_id: string;
@@ -411,6 +421,7 @@ export interface DB {
   custom_fields: CustomFields;
   customer_tags: CustomerTags;
   customers: Customers;
+  idempotency_keys: IdempotencyKeys;
   mcp_usage: McpUsage;
   mcp_usage_daily: McpUsageDaily;
   message_template_services: MessageTemplateServices;

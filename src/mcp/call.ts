@@ -1,7 +1,9 @@
 import type { OperationInput } from '../executor/run.js';
 import { MAX_PATH_PARAMETER } from '../http/errors.js';
 import { parseQueryString } from '../http/reading.js';
-import type { McpTool } from './tools.js';
+import { IDEMPOTENCY_ARGUMENT, type McpTool } from './tools.js';
+
+const KEY_ARGUMENT = IDEMPOTENCY_ARGUMENT.toLowerCase();
 
 /**
  * The parts of the operation's request that a tool call's arguments make, each field where
@@ -50,9 +52,15 @@ export function operationInput(tool: McpTool, args: Arguments): ToolInput {
   const body: Arguments = {};
   const { params, queryNames } = lookupOf(tool);
   const pathValues = new Map<string, unknown>();
+  let idempotencyKey: unknown;
   for (const [name, value] of Object.entries(args)) {
     const lower = name.toLowerCase();
     if (lower === 'format') continue;
+    // A write's key is its header over HTTP: no field of the request, and no part of its fingerprint.
+    if (lower === KEY_ARGUMENT && tool.facts.keyed) {
+      idempotencyKey = value;
+      continue;
+    }
     if (params.has(lower)) pathValues.set(params.get(lower)!, value);
     else if (queryNames.has(lower) || !tool.hasBody) appendQuery(query, name, value);
     else body[name] = value;
@@ -69,7 +77,7 @@ export function operationInput(tool: McpTool, args: Arguments): ToolInput {
     for (const [name, value] of pathValues) appendQuery(query, name, value);
   }
   const sent = tool.hasBody ? { body, mediaType: 'application/json' } : { body: undefined };
-  return { params: path, query: parseQueryString(query.toString()), ...sent, pathTooLong };
+  return { params: path, query: parseQueryString(query.toString()), ...sent, pathTooLong, idempotencyKey };
 }
 
 /** Each tool's parameter names by their lower case, made at its first call. */

@@ -1,6 +1,7 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SUPERADMIN, type Caller } from '../domain/caller.js';
+import { ReplayedRefusal } from '../executor/idempotency.js';
 import { ApiError, pathParameterTooLong } from '../http/errors.js';
 import { errorBody, toApiError } from '../plugins/errors.js';
 import { refusingLimit } from '../plugins/protection.js';
@@ -20,6 +21,8 @@ import type { McpTool } from './tools.js';
 
 /** The result's `_meta` key for the tokens the call added to the company's usage. */
 export const TOKENS_META = 'booking-admin/tokens';
+/** The result's `_meta` key of a replay: the stored answer of an earlier call with the same IdempotencyKey. */
+export const REPLAYED_META = 'booking-admin/replayed';
 
 /** GetMcpUsage reports the budget: it is never metered nor refused for it. */
 const UNMETERED = new Set(['GetMcpUsage']);
@@ -38,6 +41,8 @@ export interface ToolAnswer {
   text: string;
   isError: boolean;
   tokens: number;
+  /** the stored answer of an earlier call with the same IdempotencyKey */
+  replayed?: boolean;
 }
 
 /** What every tool call of a server uses: the app and its metering. */
@@ -63,10 +68,12 @@ async function runTool(app: FastifyInstance, tool: McpTool, args: Record<string,
   const started = performance.now();
   let status = 200;
   let text: string;
+  let replayed = false;
   try {
     const input = operationInput(tool, args);
     if (input.pathTooLong) throw pathParameterTooLong();
     const outcome = await app.runOperation(tool.facts, input, { caller: from.caller, request: from.request, reply: from.reply, addressCounted: false });
+    replayed = outcome.replayed === true;
     text = tool.facts.ok ? from.reply.compileSerializationSchema(tool.facts.ok, '200', 'application/json')(outcome.result as Record<string, unknown>) : JSON.stringify(outcome.result);
     if (outcome.recordedEvent) {
       // The webhooks plugin hands the request's event to the worker once the answer is sent;
@@ -83,10 +90,11 @@ async function runTool(app: FastifyInstance, tool: McpTool, args: Record<string,
     const error = apiError ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.');
     status = error.statusCode;
     text = errorBody('json', error);
+    replayed = error instanceof ReplayedRefusal;
   }
   // Observed as the operation's request, as over HTTP (the metrics plugin's onResponse).
   app.metrics.request(name, status, (performance.now() - started) / 1000);
-  return { status, text };
+  return { status, text, replayed };
 }
 
 /**
@@ -107,7 +115,7 @@ async function callTool({ app, metering }: ToolCalls, tool: McpTool, args: Recor
   const answer = await runTool(app, tool, args, from);
   const tokens = check ? await metering.meter(check.company, answer.text) : 0;
   app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
-  return { text: answer.text, isError: answer.status !== 200, tokens };
+  return { text: answer.text, isError: answer.status !== 200, tokens, replayed: answer.replayed };
 }
 
 /** A result carrying the operation's answer: its JSON as text and, an object, as structured content. */
@@ -116,7 +124,7 @@ function toolResult(answer: ToolAnswer): CallToolResult {
     content: [{ type: 'text', text: answer.text }],
     ...(answer.text.startsWith('{') ? { structuredContent: JSON.parse(answer.text) as Record<string, unknown> } : {}),
     ...(answer.isError ? { isError: true } : {}),
-    _meta: { [TOKENS_META]: answer.tokens },
+    _meta: { [TOKENS_META]: answer.tokens, ...(answer.replayed ? { [REPLAYED_META]: true } : {}) },
   };
 }
 

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY } from '../executor/idempotency.js';
 import { operationTable, type OperationFacts } from '../executor/operations.js';
 import { SchemaConverter, type JsonSchema } from './json-schema.js';
 
@@ -40,6 +41,13 @@ export interface McpTool {
   facts: OperationFacts;
 }
 
+/** A write's Idempotency-Key as a tool's argument. */
+export const IDEMPOTENCY_ARGUMENT = 'IdempotencyKey';
+const KEY_DESCRIPTION =
+  'Makes a retry safe: a call with the key of an earlier call of the company runs once, and a retry gets the first answer again. ' +
+  'Make a new key (a UUID) for each new change; when you retry the same change because its answer was lost, send it again with the same key and the same arguments. ' +
+  '1 to 255 visible ASCII characters; kept for 24 hours.';
+
 /** The answer's format is the MCP layer's choice (JSON): the operations' `format` parameter is no argument. */
 const FORMAT_PARAMETER = 'format';
 
@@ -66,6 +74,11 @@ function inputOf(document: Record<string, any>, facts: OperationFacts) {
   const queryParams: string[] = [];
   const taken = new Set<string>();
   for (const parameter of facts.parameters) {
+    if (parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY) {
+      // The header is an argument of its own: a call with it behaves as the write with the header.
+      properties[IDEMPOTENCY_ARGUMENT] = { ...converter.convert(parameter.schema ?? {}), description: KEY_DESCRIPTION };
+      continue;
+    }
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
     if (parameter.name.toLowerCase() === FORMAT_PARAMETER) continue;
     const schema = converter.convert(parameter.schema ?? {});

@@ -14,12 +14,15 @@ export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'gone';
 export type ToolOutcome = 'ok' | 'refused' | 'over_budget' | 'error';
 /** Which limit refused: the per-address one, or the per-caller one of the strict lookups. */
 export type RateLimit = 'address' | 'caller';
+/** What an Idempotency-Key made of a write other than running it: a replay, or a refusal of each kind. */
+export type KeyOutcome = 'replayed' | 'reused' | 'in_use' | 'invalid' | 'required';
 
 /** What the rest of the server reports; every method does nothing on a node without metrics. */
 export interface MetricsRecorder {
   /** one answered request, an MCP tool call's included; `operation` is its operationId, if it has one */
   request(operation: string | undefined, status: number, seconds: number): void;
   rateLimited(operation: string | undefined, limit: RateLimit): void;
+  idempotency(operation: string, outcome: KeyOutcome): void;
   webhookAttempt(outcome: AttemptOutcome, durationMs: number): void;
   mcpToolCall(tool: string, outcome: ToolOutcome, tokens: number): void;
 }
@@ -27,6 +30,7 @@ export interface MetricsRecorder {
 export const noMetrics: MetricsRecorder = {
   request() {},
   rateLimited() {},
+  idempotency() {},
   webhookAttempt() {},
   mcpToolCall() {},
 };
@@ -79,6 +83,11 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
     'Requests refused with 429 by a rate limit: per client address, or per caller (the strict lookups).',
     ['operation', 'limit'] as const,
   );
+  const keyed = counter(
+    'idempotency_requests_total',
+    'Keyed writes that did not run by what their Idempotency-Key made of them: replayed (the stored answer), reused (422), in_use (409), invalid or required (400).',
+    ['operation', 'outcome'] as const,
+  );
   const attempts = counter(
     'webhook_delivery_attempts_total',
     'Webhook delivery attempts this node made, by outcome: succeeded, retry (failed, tried again later), failed (no retry left), gone (410, endpoint disabled).',
@@ -105,6 +114,9 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
     },
     rateLimited(operation, limit) {
       rateLimited.inc({ operation: operation ?? 'other', limit });
+    },
+    idempotency(operation, outcome) {
+      keyed.inc({ operation, outcome });
     },
     webhookAttempt(outcome, durationMs) {
       attempts.inc({ outcome });

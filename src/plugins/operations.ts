@@ -6,6 +6,7 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import type { Caller } from '../domain/caller.js';
 import { invalid, refused } from '../domain/refusals.js';
 import { operations } from '../executor/operations.js';
+import { REPLAYED_HEADER } from '../executor/idempotency.js';
 import { limitOf } from '../executor/run.js';
 import { contract } from '../http/contract.js';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
@@ -129,8 +130,10 @@ export async function operationsPlugin(app: FastifyInstance) {
           body: request.body,
           mediaType: request.mediaType,
           predefined: isPredefinedRoute(request.raw),
+          idempotencyKey: request.headers['idempotency-key'],
         };
         const outcome = await app.runOperation(facts, input, { caller: request.caller, request, reply, addressCounted: true });
+        if (outcome.replayed) reply.header(REPLAYED_HEADER, 'true');
         // Committed: the worker claims the event once this answer is sent (the webhooks plugin's onResponse).
         request.recordedEvent = outcome.recordedEvent;
         if (request.format !== 'csv') return outcome.result;

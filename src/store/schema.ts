@@ -55,6 +55,8 @@ export type { Bool, IsoDate, Timespan } from './column-types.js';
  * - webhook_deliveries / webhook_attempts: the webhook outbox and its attempts (migration 0004).
  * - mcp_usage_daily: a company's MCP tokens per UTC day (`day` is YYYY-MM-DD), kept by
  *   triggers on mcp_usage (migration 0003).
+ * - idempotency_keys: a company's Idempotency-Key, its request's fingerprint and the answer
+ *   stored for it; expires_at in ms since the epoch (migration 0006).
  */
 export type Database = DB;
 
@@ -97,6 +99,7 @@ const PARENTS_FIRST = [
   'webhook_attempts',
   'mcp_usage',
   'mcp_usage_daily',
+  'idempotency_keys',
 ] as const satisfies readonly TableName[];
 
 /**
@@ -106,8 +109,8 @@ const PARENTS_FIRST = [
 type EveryTableListed<Unlisted extends never> = Unlisted;
 type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number]>>;
 
-/** Tables that writes through the API fill (the webhook outbox), never an import or the demo data. */
-export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts'];
+/** Tables that writes through the API fill (the webhook outbox, the keys of retried writes), never an import or the demo data. */
+export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts', 'idempotency_keys'];
 
 /** Every table, parents before children (the order imports insert in). */
 export const TABLE_NAMES: readonly TableName[] = PARENTS_FIRST;

@@ -17,12 +17,26 @@ t.test('every operation accepts the originaled `format` query parameter', async 
   }
 });
 
+t.test('every write, and no read, takes the optional Idempotency-Key header (docs/decisions.md, "Retried writes")', async (t) => {
+  for (const o of ops) {
+    const key = o.params.find((p) => p.name === 'Idempotency-Key');
+    if (o.method === 'get') {
+      t.notOk(key, `${o.operationId}: a read takes no key`);
+      continue;
+    }
+    t.equal(key?.in, 'header', `${o.operationId}: the key is a header`);
+    t.not(key?.required, true, `${o.operationId}: the key is optional`);
+    t.equal(deref(key?.schema)?.maxLength, 257, `${o.operationId}: 255 characters, or 257 as a quoted string`);
+    for (const status of ['409', '422']) t.ok(o.op.responses?.[status], `${o.operationId} declares ${status}`);
+  }
+});
+
 t.test('operation parameters match the original (name, in, required, type)', async (t) => {
   for (const [id, doc] of Object.entries(OPERATIONS)) {
     t.test(id, async (t) => {
       const found = opById.get(id);
       if (!found) return t.fail(`${id} is missing from the contract`);
-      const params = found.params.filter((p) => p.name !== 'format');
+      const params = found.params.filter((p) => p.name !== 'format' && p.name !== 'Idempotency-Key');
       t.strictSame(
         sorted(params.map((p) => `${p.in}:${p.name}`)),
         sorted(Object.entries(doc.params).map(([name, [where]]) => `${where}:${name}`)),

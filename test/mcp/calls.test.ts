@@ -83,14 +83,19 @@ t.test('every example of every operation answers through MCP as over HTTP', asyn
   }
 });
 
-t.test("a write through MCP is the operation's own: read back over HTTP, its webhook event recorded", async (t) => {
+/** The demo data with an endpoint for transactions; the value card's lookup and balance; an MCP client of company A. */
+async function valueCardApp(t: Parameters<typeof buildTestApp>[0]) {
   const api: TestApp = await buildTestApp(t, {
     company: A,
     data: dataWithEndpoints('http://127.0.0.1:9', [{ company: A, id: 'wh-all', eventTypes: ['rebatecode.transaction.created'] }]),
   });
   const lookup = `/rebatecodes/getbysign?CompanyId=${A}&RebateCodeSign=VALUE1000&ServiceId=101&IncludeConnectedServices=false`;
   const before = (await api.call('GET', lookup)).json().RemainingAmount;
-  const client = await mcpClient(t, api, { company: A });
+  return { api, lookup, before, client: await mcpClient(t, api, { company: A }) };
+}
+
+t.test("a write through MCP is the operation's own: read back over HTTP, its webhook event recorded", async (t) => {
+  const { api, lookup, before, client } = await valueCardApp(t);
   const result = await client.callTool({
     name: 'CreateRebateCodeTransaction',
     arguments: { RebateCodeId: 103, Amount: 25, Usage: 0, ChangeType: 'Decrease' },
@@ -112,6 +117,36 @@ t.test("a write through MCP is the operation's own: read back over HTTP, its web
   t.notOk(rpcMessage(answer).result?.isError, answer.body);
   const kept = await api.store.db.selectFrom('webhook_deliveries').select('request_id').where('request_id', '=', 'mcp-call-5c1e').execute();
   t.equal(kept.length, 1, 'the event of the call keeps the request id');
+});
+
+t.test('a write tool called twice with one IdempotencyKey runs once; the second result is the first, marked replayed', async (t) => {
+  const { api, lookup, before, client } = await valueCardApp(t);
+  const change = { RebateCodeId: 103, Amount: 25, Usage: 0, ChangeType: 'Decrease' };
+  const first = (await client.callTool({ name: 'CreateRebateCodeTransaction', arguments: { ...change, IdempotencyKey: 'mcp-retry-1' } })) as CallToolResult;
+  // The same change in another order and case of its names is the same request.
+  const again = (await client.callTool({
+    name: 'CreateRebateCodeTransaction',
+    arguments: { changetype: 'Decrease', usage: 0, amount: 25, rebatecodeid: 103, IdempotencyKey: 'mcp-retry-1' },
+  })) as CallToolResult;
+  t.notOk(first.isError, textOf(first));
+  t.notOk(first._meta?.['booking-admin/replayed'], 'the first call ran');
+  t.notOk(again.isError, textOf(again));
+  t.equal(again._meta?.['booking-admin/replayed'], true, 'the second says it is a replay');
+  t.strictSame(again.structuredContent, first.structuredContent, 'the stored answer');
+  t.equal((await api.call('GET', lookup)).json().RemainingAmount, before - 25, 'one spend');
+  t.equal((await api.store.db.selectFrom('webhook_deliveries').select('endpoint_id').execute()).length, 1, 'one event');
+
+  // An MCP call and an HTTP request of one company share its keys.
+  const http = await api.call('POST', '/rebatecodes/transactions', { body: change, headers: { 'idempotency-key': 'mcp-retry-1' } });
+  t.equal(http.headers['idempotent-replayed'], 'true');
+  t.strictSame(http.json(), first.structuredContent, 'HTTP replays the answer of the tool call');
+  const other = (await client.callTool({ name: 'CreateRebateCodeTransaction', arguments: { ...change, Amount: 1, IdempotencyKey: 'mcp-retry-1' } })) as CallToolResult;
+  t.equal(other.isError, true);
+  t.equal((other.structuredContent as any)?.ResponseStatus?.ErrorCode, 'IdempotencyKeyReused', 'another change with the key is refused');
+  const invalid = (await client.callTool({ name: 'DeleteTag', arguments: { Id: 101, IdempotencyKey: 'not a key' } })) as CallToolResult;
+  t.equal((invalid.structuredContent as any)?.ResponseStatus?.ErrorCode, 'InvalidIdempotencyKey');
+  const tool = mcpTools(contract().document).find((candidate) => candidate.definition.name === 'DeleteTag')!;
+  t.match((tool.definition.inputSchema.properties as Record<string, { description?: string }>).IdempotencyKey?.description, /same key/, 'the argument tells a model when to reuse a key');
 });
 
 t.test('a refusal through MCP is the HTTP refusal; a refused call changes nothing', async (t) => {

@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/db.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { TEST_SECRET, token } from '../helper.js';
 import { engine } from '../test-store.js';
-import { prepareDatabase, serverDatabase, startServer } from './server-process.js';
+import { otherSessionsEnded, prepareDatabase, serverDatabase, startServer } from './server-process.js';
 
 // Acknowledged writes survive a crash: writes stream in with bounded concurrency, the
 // server is SIGKILLed in the middle, and every write that was answered 200 must be in the
@@ -101,15 +101,7 @@ t.test('every acknowledged write survives SIGKILL mid-load', async (t) => {
     });
   } else {
     t.test('PostgreSQL: the killed process\'s transactions were rolled back and its sessions ended', async (t) => {
-      const store = await openStore(db.url, { migrate: false });
-      t.teardown(() => store.close());
-      let others = -1;
-      for (let waited = 0; waited < 10000 && others !== 0; waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        const { rows } = await sql<{ n: number }>`
-          select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(store.db);
-        others = Number(rows[0].n);
-      }
+      const others = await otherSessionsEnded(db.url);
       t.equal(others, 0, 'no session of the killed process is left (none holds a lock or an open transaction)');
     });
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -137,6 +138,26 @@ export async function prepareDatabase(databaseUrl: string, data: unknown): Promi
   const store = await openStore(databaseUrl);
   try {
     await importData(store, data);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * PostgreSQL: waits (at most 10 s) until no other session is connected to the database, as
+ * the server notices the sockets of a killed process closed; answers how many are left.
+ */
+export async function otherSessionsEnded(databaseUrl: string): Promise<number> {
+  const store = await openStore(databaseUrl, { migrate: false });
+  try {
+    let others = -1;
+    for (let waited = 0; waited < 10000 && others !== 0; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { rows } = await sql<{ n: number }>`
+        select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(store.db);
+      others = Number(rows[0].n);
+    }
+    return others;
   } finally {
     await store.close();
   }

@@ -4,6 +4,7 @@ import { printoutNameOrder } from './0002_printout_name_order.js';
 import { mcpUsageDaily } from './0003_mcp_usage_daily.js';
 import { webhookDeliveries } from './0004_webhook_deliveries.js';
 import { eventContext } from './0005_event_context.js';
+import { idempotencyKeys } from './0006_idempotency_keys.js';
 
 /**
  * Every migration this code knows, by name. Listed statically rather than read from the
@@ -16,6 +17,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003_mcp_usage_daily': mcpUsageDaily,
   '0004_webhook_deliveries': webhookDeliveries,
   '0005_event_context': eventContext,
+  '0006_idempotency_keys': idempotencyKeys,
 };
 
 export const migrationProvider: MigrationProvider = {
