@@ -50,6 +50,7 @@ t.test('the exposition names every metric, with the process and Node.js figures;
   for (const name of [
     'http_request_duration_seconds',
     'http_rate_limited_total',
+    'idempotency_requests_total',
     'webhook_outbox_pending',
     'webhook_outbox_oldest_pending_age_seconds',
     'webhook_endpoints_failing',
