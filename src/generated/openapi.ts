@@ -1319,6 +1319,32 @@ export interface components {
     };
     responses: {
         /**
+         * @description A request with the same `Idempotency-Key` is still running (`IdempotencyKeyInUse`):
+         *     send it again after `Retry-After` seconds to get its answer.
+         */
+        IdempotencyKeyInUse: {
+            headers: {
+                /** @description Seconds to wait before sending the request again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The `Idempotency-Key` was used for another request (`IdempotencyKeyReused`):
+         *     another operation, or other fields. Nothing ran.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description The request is invalid (`ResponseStatus.Errors` lists every failure), or a rule of
          *     the operation refused it.
          */
@@ -1373,6 +1399,27 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+         *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+         *     the same key again, with the same request, when you retry a change whose answer
+         *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+         *     string (`"abc"` is the key `abc`); another value answers 400
+         *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+         *     answers 400 (`IdempotencyKeyRequired`).
+         *
+         *     A request with a key whose first request was answered gets that answer again (its
+         *     status and result, or its refusal, in the format this request asks for), with
+         *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+         *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+         *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+         *     A request refused before its operation ran (credentials, validation, rate limits)
+         *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+         *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+         *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+         *     and MCP alike.
+         */
+        IdempotencyKey: string;
         /** @description The company; blank or omitted uses the caller's company. */
         CompanyId: string;
         /**
@@ -1416,7 +1463,13 @@ export interface components {
         Meta: components["schemas"]["RequestMeta"] | string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description `true` on the stored answer of an earlier request with the same `Idempotency-Key`
+         *     (a replayed refusal carries it too); absent on an answer of a request that ran.
+         */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1442,7 +1495,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource's id. */
                 Id: number;
@@ -1454,6 +1529,7 @@ export interface operations {
             /** @description The resource, as deleted or as deactivated. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1464,7 +1540,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Bookings exist on the resource that must first be unbooked (`Conflict`). */
+            /**
+             * @description Bookings exist on the resource that must first be unbooked (`Conflict`), or a
+             *     request with the same `Idempotency-Key` is still running (`IdempotencyKeyInUse`,
+             *     with `Retry-After`).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1473,6 +1553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1487,7 +1568,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1501,6 +1604,7 @@ export interface operations {
             /** @description The rebate code. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1510,6 +1614,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1572,7 +1678,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1586,6 +1714,7 @@ export interface operations {
             /** @description The recorded transaction. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,6 +1724,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1611,7 +1742,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The custom field's id. */
                 Id: number;
@@ -1623,6 +1776,7 @@ export interface operations {
             /** @description The deleted custom field, as it was. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1632,6 +1786,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1713,7 +1869,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1727,6 +1905,7 @@ export interface operations {
             /** @description The created message template with its message type. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1735,6 +1914,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1751,7 +1932,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The tag's id. */
                 Id: number;
@@ -1763,6 +1966,7 @@ export interface operations {
             /** @description The deactivated tag. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,6 +1992,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -1802,7 +2008,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1816,6 +2044,7 @@ export interface operations {
             /** @description The created resource type with its resources. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1825,6 +2054,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
@@ -2004,7 +2235,29 @@ export interface operations {
                  */
                 format?: components["parameters"]["Format"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 Id: string;
@@ -2021,6 +2274,7 @@ export interface operations {
             /** @description The updated endpoint, including its secret. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2030,6 +2284,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };
