@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../../src/auth/token.js';
 import { ensureDataset, type Dataset } from './dataset.js';
+import { keyMeasured, keyTargets, measureKeys } from './idempotency.js';
 import { mcpOperations, mcpTargets, measureMcp } from './mcp.js';
 import { eachEngine, ENGINE_LABEL, enginesOf, mapEngines, measureRounds, recordAnswers, requestsFor, type Engine, type PerEngine } from './measure.js';
 import { OPERATIONS, selectOperations } from './operations.js';
@@ -146,6 +147,9 @@ try {
   const mcp = mcpOps.length > 0
     ? await eachEngine(engines, (e) => measureMcp({ ...options, log, server: servers[e]!.full, databaseUrl: urls[e]!.full, meta: datasets.full.meta, operations: mcpOps, requests: requests.full }))
     : undefined;
+  const keys = keyMeasured(operations)
+    ? await eachEngine(engines, (e) => measureKeys({ ...options, log, server: servers[e]!.full, operations, requests: requests.full }))
+    : undefined;
   const tracingOps = options.tracing ? tracingOperations(operations) : [];
   const tracing = tracingOps.length > 0
     ? await eachEngine(engines, (e) => measureTracing({ ...options, log, root, command, secret, server: servers[e]!.full, databaseUrl: urls[e]!.full, operations: tracingOps, requests: requests.full }))
@@ -166,7 +170,7 @@ try {
   const summaries = new Map(operations.map((op) => [op.id, summarize(op, mapEngines(engines, (e) => recorded[e]!.get(op.id)!), samples.get(op.id)!)]));
   const webhookChecks = webhooks ? webhookTargets(webhooks) : [];
   const checks = [
-    ...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...webhookChecks, ...(mcp ? mcpTargets(mcp) : []),
+    ...checkTargets(operations, summaries, samples, mapEngines(engines, (e) => serverFacts[e]!.full)), ...webhookChecks, ...(mcp ? mcpTargets(mcp) : []), ...(keys ? keyTargets(keys) : []),
     ...(compare ? compareTargets(operations, samples, engines) : []),
   ];
   log(`targets: ${engines.map((e) => `${e} ${checks.filter((c) => c.engine === e && c.met).length} of ${checks.filter((c) => c.engine === e).length}`).join(', ')} met; profiling the misses`);
@@ -192,7 +196,7 @@ try {
   const report: ReportInput = {
     date: new Date(), command: commandLine(argv, postgres), wallSeconds: (performance.now() - began) / 1000, load: { start: loadAtStart, end: loadAverage() },
     settings: { connections, duration, rounds, warmup, seed }, server: command, ...datasets, servers: serverFacts, postgres: postgresReport,
-    ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}), ...(mcp ? { mcp } : {}), ...(tracing ? { tracing } : {}),
+    ops: [...summaries.values()], statements, differingReads, checks, profiles, ...(webhooks ? { webhooks } : {}), ...(mcp ? { mcp } : {}), ...(keys ? { keys } : {}), ...(tracing ? { tracing } : {}),
     ...(compared && compareCopies ? { compare: { revision: options.compare!, commit: compared.commit, samples, forgotten: mapEngines(engines, (e) => compareCopies[e]!.forgotten) } } : {}),
   };
   const markdown = resultsMarkdown(report);

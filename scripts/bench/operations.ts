@@ -9,7 +9,7 @@ export interface OpRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
-  vary?: (rng: Rng) => { path?: string; body?: string };
+  vary?: (rng: Rng) => { path?: string; body?: string; headers?: Record<string, string> };
 }
 
 export interface Operation {

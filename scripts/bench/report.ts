@@ -1,6 +1,7 @@
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { NODE_FLAGS } from '../node-flags.mjs';
 import type { Dataset } from './dataset.js';
+import { keyMarkdown, type KeyResult } from './idempotency.js';
 import { mcpMarkdown, type McpResult } from './mcp.js';
 import { ENGINE_LABEL, enginesOf, type Answer, type Engine, type PerEngine, type Sample } from './measure.js';
 import type { ProfileReport } from './profiles.js';
@@ -40,6 +41,8 @@ export interface ReportInput {
   webhooks?: PerEngine<WebhookResult>;
   /** the MCP measurement, per engine (absent with --mcp off) */
   mcp?: PerEngine<McpResult>;
+  /** what an Idempotency-Key costs, per engine (absent when --only left out its operations) */
+  keys?: PerEngine<KeyResult>;
   /** what tracing costs, per engine (absent with --tracing off) */
   tracing?: PerEngine<TracingResult>;
   /** --compare's revision and commit, measured in `samples` on each engine; the migrations its copies forget */
@@ -155,6 +158,7 @@ export function resultsMarkdown(input: ReportInput): string {
     '',
     ...(input.webhooks ? webhookMarkdown(input.webhooks) : ['### Webhook deliveries', '', 'Not measured (--webhooks off).', '']),
     ...mcpMarkdown(input.mcp),
+    ...keyMarkdown(input.keys),
     ...tracingMarkdown(input.tracing),
     '### Targets',
     '',

@@ -11,6 +11,8 @@ export const TARGETS = {
   cpuPostgres: 1.5,
   /** an MCP tool call's CPU ÷ the same operation's over HTTP (a read on PostgreSQL: mcpCpuPostgresRead), and the peak RSS with MCP in use (mcp.ts) */
   mcpCpu: 3, mcpCpuPostgresRead: 3.5, mcpRssMiB: 280,
+  /** a write with a new Idempotency-Key ÷ the same write without one (PostgreSQL: keyedCpuPostgres), and a replay ÷ GetRebateCodeBySign (idempotency.ts) */
+  keyedCpu: 1.15, keyedCpuPostgres: 1.25, replayCpu: 1,
   /** this build's CPU per request ÷ the --compare build's, measured in the same rounds */
   compareCpu: 1.05,
 } as const;

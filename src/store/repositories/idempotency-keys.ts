@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
+import { prepared, type Placeholders } from '../prepared.js';
 import { isPostgres } from '../statements.js';
 
 /**
@@ -50,50 +51,59 @@ const nowMs = (db: Kysely<Database>): RawBuilder<number> =>
  * the busy timeout.
  */
 export async function claimKey(db: Kysely<Database>, claim: KeyClaim, answer?: StoredAnswer): Promise<boolean> {
-  const now = nowMs(db);
-  const status = answer?.status ?? null;
-  const text = answer?.answer ?? null;
-  const conflict = sql`on conflict (company_id, key) do update set operation_id = excluded.operation_id,
-      fingerprint = excluded.fingerprint, status = excluded.status, answer = excluded.answer, expires_at = excluded.expires_at
-    where idempotency_keys.expires_at <= ${now}`;
-  const query = isPostgres(db)
-    ? sql<{ claimed: unknown }>`with prior as materialized (select current_setting('lock_timeout') as timeout),
-        wait as (select set_config('lock_timeout', ${`${CLAIM_WAIT_MS}ms`}, true) from prior)
-      insert into idempotency_keys (company_id, key, operation_id, fingerprint, status, answer, expires_at)
-      select ${claim.companyId}::text, ${claim.key}::text, ${claim.operationId}::text, ${claim.fingerprint}::text,
-        ${status}::integer, ${text}::text, ${now} + ${claim.ttlMs}::bigint from wait
-      ${conflict}
-      returning set_config('lock_timeout', (select timeout from prior), true) as claimed`
-    : sql<{ claimed: unknown }>`insert into idempotency_keys (company_id, key, operation_id, fingerprint, status, answer, expires_at)
-      values (${claim.companyId}, ${claim.key}, ${claim.operationId}, ${claim.fingerprint}, ${status}, ${text}, ${now} + ${claim.ttlMs})
-      ${conflict}
-      returning 1 as claimed`;
-  const { rows } = await query.execute(db);
+  const rows = await claimQuery.execute(db, { ...claim, status: answer?.status ?? null, answer: answer?.answer ?? null });
   return rows.length > 0;
 }
 
+type ClaimValues = KeyClaim & { status: number | null; answer: string | null };
+
+const claimQuery = prepared((db, p: Placeholders<ClaimValues>) => {
+  const now = nowMs(db);
+  const conflict = sql`on conflict (company_id, key) do update set operation_id = excluded.operation_id,
+      fingerprint = excluded.fingerprint, status = excluded.status, answer = excluded.answer, expires_at = excluded.expires_at
+    where idempotency_keys.expires_at <= ${now}`;
+  return isPostgres(db)
+    ? sql<{ claimed: unknown }>`with prior as materialized (select current_setting('lock_timeout') as timeout),
+        wait as (select set_config('lock_timeout', ${sql.lit(`${CLAIM_WAIT_MS}ms`)}, true) from prior)
+      insert into idempotency_keys (company_id, key, operation_id, fingerprint, status, answer, expires_at)
+      select ${p.companyId}::text, ${p.key}::text, ${p.operationId}::text, ${p.fingerprint}::text,
+        ${p.status}::integer, ${p.answer}::text, ${now} + ${p.ttlMs}::bigint from wait
+      ${conflict}
+      returning set_config('lock_timeout', (select timeout from prior), true) as claimed`
+    : sql<{ claimed: unknown }>`insert into idempotency_keys (company_id, key, operation_id, fingerprint, status, answer, expires_at)
+      values (${p.companyId}, ${p.key}, ${p.operationId}, ${p.fingerprint}, ${p.status}, ${p.answer}, ${now} + ${p.ttlMs})
+      ${conflict}
+      returning 1 as claimed`;
+});
+
 /** What the key holds (read after a claim found it taken). */
 export async function keptKey(db: Kysely<Database>, scope: KeyScope): Promise<KeptKey | undefined> {
-  const row = await db
-    .selectFrom('idempotency_keys')
-    .select(['operation_id', 'fingerprint', 'status', 'answer'])
-    .where('company_id', '=', scope.companyId)
-    .where('key', '=', scope.key)
-    .executeTakeFirst();
+  const row = await keptQuery.takeFirst(db, scope);
   if (!row) return undefined;
   const answer = row.status === null || row.answer === null ? undefined : { status: row.status, answer: row.answer };
   return { operationId: row.operation_id, fingerprint: row.fingerprint, answer };
 }
 
+const keptQuery = prepared((db, p: Placeholders<KeyScope>) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['operation_id', 'fingerprint', 'status', 'answer'])
+    .where('company_id', '=', p.companyId)
+    .where('key', '=', p.key),
+);
+
 /** Stores the answer of the write that claimed the key, in that write's transaction. */
 export async function storeAnswer(db: Kysely<Database>, scope: KeyScope, answer: StoredAnswer): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ status: answer.status, answer: answer.answer })
-    .where('company_id', '=', scope.companyId)
-    .where('key', '=', scope.key)
-    .execute();
+  await storeQuery.run(db, { ...scope, ...answer });
 }
+
+const storeQuery = prepared((db, p: Placeholders<KeyScope & StoredAnswer>) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ status: p.status, answer: p.answer })
+    .where('company_id', '=', p.companyId)
+    .where('key', '=', p.key),
+);
 
 /**
  * Deletes at most `batch` keys past their time, checking their time again as it deletes
