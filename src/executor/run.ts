@@ -105,7 +105,9 @@ export const executorPlugin = fp(
       // Names in any case, values of the schemas' types, each field in the contract's place.
       const assembled = bindRequest(facts, fields, input);
       const companyId = authorize(facts, call.caller, input.query, input.body);
-      const key = facts.keyed ? await counted(facts, () => keyOf(input.idempotencyKey, config)) : undefined;
+      // A write sent without a key, where none is required, runs none of the keys' code.
+      const keyed = facts.keyed && (input.idempotencyKey !== undefined || config.IDEMPOTENCY_KEY_REQUIRED);
+      const key = keyed ? await counted(facts, () => keyOf(input.idempotencyKey, config)) : undefined;
       checkBody(facts, input, assembled);
       const nul = [input.params, input.query, input.body].flatMap((values) => nulCharacterErrors(values));
       if (nul.length > 0) throw refused(nul);
