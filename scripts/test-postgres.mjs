@@ -1,7 +1,15 @@
-// The PostgreSQL half of `npm test`: the whole tap suite again, each test on its own
-// database of the server TEST_POSTGRES_URL names (handed to the tests as TEST_DATABASE_URL,
-// which test/test-store.ts reads). Without it, says so: the suite ran on SQLite only.
+// The PostgreSQL half of `npm test`: the tap suite again, each test on its own database of
+// the server TEST_POSTGRES_URL names (handed to the tests as TEST_DATABASE_URL, which
+// test/test-store.ts reads). Without it, says so: the suite ran on SQLite only.
+// Tests that never touch a store (ENGINE_FREE: the contract's text, the domain's rules, the
+// files a request runs, measured on SQLite) ran in the SQLite half and are not run again.
 import { spawnSync } from 'node:child_process';
+
+export const ENGINE_FREE = [
+  'test/contract/!(examples).test.ts',
+  'test/domain/**',
+  'test/scripts/request-files.test.ts',
+];
 
 const server = process.env.TEST_POSTGRES_URL;
 if (!server) {
@@ -9,5 +17,6 @@ if (!server) {
   process.exit(0);
 }
 console.log(`The suite again, on PostgreSQL at ${new URL(server).host} ...`);
-const tap = spawnSync('npx', ['tap', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: server } });
+const args = process.argv.length > 2 ? process.argv.slice(2) : ENGINE_FREE.map((pattern) => `--exclude=${pattern}`);
+const tap = spawnSync('npx', ['tap', ...args], { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: server } });
 process.exit(tap.status ?? 1);
