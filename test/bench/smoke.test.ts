@@ -58,11 +58,20 @@ t.test(`the bench runs end to end at a tiny scale and reports every operation on
   for (const name of engines) t.ok(results.servers[name].full.startupMs > 0 && results.servers[name].full.peakRssKb > 0, `start-up time and peak RSS are measured on ${name}`);
   // Per engine: each operation's throughput and CPU per request, the CSV and growth targets of the
   // operations that have them, RSS, start-up, the four webhook targets, and the MCP measurement's
-  // CPU of each of its operations and RSS; on PostgreSQL also each read's CPU against SQLite's.
+  // CPU of each of its operations and RSS, the Idempotency-Key's two (a keyed write, a replay);
+  // on PostgreSQL also each read's CPU against SQLite's.
   const reads = OPERATIONS.filter((op) => op.kind === 'read').length;
   const mcpOps = mcpOperations(OPERATIONS);
-  const perEngine = 2 * OPERATIONS.length + OPERATIONS.filter((op) => op.jsonOf).length + OPERATIONS.filter((op) => op.growthTarget).length + 2 + 5 + mcpOps.length + 1;
+  const perEngine = 2 * OPERATIONS.length + OPERATIONS.filter((op) => op.jsonOf).length + OPERATIONS.filter((op) => op.growthTarget).length + 2 + 5 + mcpOps.length + 1 + 2;
   t.equal(results.checks.length, perEngine * engines.length + (engines.includes('postgres') ? reads : 0), 'every target has a verdict on every engine');
+  for (const name of engines) {
+    const pairs = results.keys?.[name]?.pairs ?? [];
+    t.same(pairs.map((p: { id: string }) => p.id), ['keyed', 'replay'], `the Idempotency-Key's costs are measured on ${name}`);
+    for (const p of pairs) {
+      const unexpected = p.rounds.reduce((n: number, r: { base: { unexpected: number }; other: { unexpected: number } }) => n + r.base.unexpected + r.other.unexpected, 0);
+      t.equal(unexpected, 0, `${p.id} on ${name}: every answer had its expected status`);
+    }
+  }
 
   t.same(Object.keys(results.webhooks), engines, `the webhook measurement ran on ${engines.join(' and ')}`);
   for (const name of engines) {
