@@ -1,14 +1,17 @@
 // The PostgreSQL half of `npm test`: the tap suite again, each test on its own database of
 // the server TEST_POSTGRES_URL names (handed to the tests as TEST_DATABASE_URL, which
 // test/test-store.ts reads). Without it, says so: the suite ran on SQLite only.
-// Tests that never touch a store (ENGINE_FREE: the contract's text, the domain's rules, the
-// files a request runs, measured on SQLite) ran in the SQLite half and are not run again.
+// Tests whose subject no engine changes (ENGINE_FREE: the contract's text, the domain's rules,
+// the files a request runs, the docs page and the generated clients, which read the contract
+// and speak HTTP) ran in the SQLite half and are not run again.
 import { spawnSync } from 'node:child_process';
 
 export const ENGINE_FREE = [
   'test/contract/!(examples).test.ts',
   'test/domain/**',
   'test/scripts/request-files.test.ts',
+  'test/docs/**',
+  'test/clients/**',
 ];
 
 const server = process.env.TEST_POSTGRES_URL;
