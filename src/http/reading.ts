@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import accepts from 'accepts';
 import type { FastifyRequest } from 'fastify';
 import { contract } from './contract.js';
 import { ApiError, badRequest } from './errors.js';
@@ -152,8 +153,9 @@ export function negotiateFormat(request: FastifyRequest, query = request.query a
   if (typeof named === 'string' && named !== '') return fromName(named);
   const fromSuffix = (request.raw as RawWithSuffix)[suffix];
   if (fromSuffix) return fromSuffix;
-  // @fastify/accepts: the best of the two by the header's q-values and wildcards; JSON when there is none.
-  const fromHeader = request.accepts().type(Object.keys(mediaTypes));
+  // The best of the two by the header's q-values and wildcards; JSON when there is none. Read
+  // off the raw request, which the router's own refusals (errors.ts) have as well.
+  const fromHeader = accepts(request.raw).type(Object.keys(mediaTypes));
   if (typeof fromHeader !== 'string') throw notAcceptable('The Accept header allows neither application/json nor text/csv.');
   return mediaTypes[fromHeader];
 }

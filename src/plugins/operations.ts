@@ -1,4 +1,3 @@
-import accepts from '@fastify/accepts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import fp from 'fastify-plugin';
@@ -44,7 +43,6 @@ function readText(body: Buffer, done: (err: Error | null, text?: string) => void
  */
 export const formatsPlugin = fp(
   async (app: FastifyInstance) => {
-    await app.register(accepts);
     app.decorateRequest('format', 'json');
     app.addHook('onRequest', async (request) => {
       if (request.routeOptions.config.ownMediaTypes) return;

@@ -130,10 +130,19 @@ t.test('a roles claim that is one string is that one role', async (t) => {
 
 t.test('every refusal is in CSV when CSV was asked for, the router\'s too', async (t) => {
   const api = await buildTestApp(t, { data, company: DEMO_COMPANY_A });
-  for (const url of [`/tags/${'9'.repeat(300)}.csv`, '/tags/abc.csv', `/tags/${'9'.repeat(300)}?format=csv`]) {
-    const res = await api.call('DELETE', url);
-    t.equal(res.statusCode, 400, url);
-    t.match(res.headers['content-type'], /^text\/csv/, `${url}: CSV`);
-    t.match(res.body, /^ResponseStatus\r\n".*ErrorCode:/, `${url}: a ResponseStatus cell`);
+  const overlong = `/tags/${'9'.repeat(300)}`;
+  const cases: Array<[url: string, accept?: string]> = [
+    [`${overlong}.csv`], ['/tags/abc.csv'], [`${overlong}?format=csv`], [overlong, 'text/csv'], [overlong, 'application/xml;q=1, text/csv;q=0.5'],
+  ];
+  for (const [url, accept] of cases) {
+    const name = accept ? `${url.slice(0, 12)}… with Accept: ${accept}` : url;
+    const res = await api.call('DELETE', url, accept ? { headers: { accept } } : {});
+    t.equal(res.statusCode, 400, name);
+    t.match(res.headers['content-type'], /^text\/csv/, `${name}: CSV`);
+    t.match(res.body, /^ResponseStatus\r\n".*ErrorCode:/, `${name}: a ResponseStatus cell`);
   }
+  // Accept allows neither format: the router's refusal stays in JSON, as the 406 would be.
+  const neither = await api.call('DELETE', overlong, { headers: { accept: 'application/xml' } });
+  t.equal(neither.statusCode, 400);
+  t.match(neither.headers['content-type'], /^application\/json/);
 });
