@@ -1387,7 +1387,9 @@ export interface components {
          * @description Any other error: 400 `BadRequest` (a request the HTTP parser refuses), 406
          *     `NotAcceptable`, 413 `PayloadTooLarge`, 415 `UnsupportedMediaType`, 429
          *     `TooManyRequests` (with `Retry-After`), 431 `RequestHeaderFieldsTooLarge`, 500
-         *     `InternalServerError`. Answered in CSV when CSV was asked for.
+         *     `InternalServerError`, 503 `ServiceUnavailable` (an overloaded node shed the request
+         *     before any of its work; retry after `Retry-After` seconds). Answered in CSV when CSV
+         *     was asked for.
          */
         OtherError: {
             headers: {
