@@ -12,10 +12,13 @@ import { MAX_PATH_PARAMETER } from './http/errors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin, operationsPlugin, routeHooksPlugin } from './plugins/operations.js';
 import { mcpPlugin } from './plugins/mcp.js';
+import { loadPlugin } from './plugins/load.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import { probesPlugin } from './plugins/probes.js';
 import { protectionPlugin, securityHeaders } from './plugins/protection.js';
 import { storePlugin } from './plugins/store.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
+import type { Readiness } from './http/probes.js';
 import type { Store } from './store/db.js';
 import { tracing } from './tracing.js';
 import type { ResolveAll } from './webhooks/send.js';
@@ -29,6 +32,8 @@ export interface AppOptions {
   resolveHost?: ResolveAll;
   /** how new rebate codes draw their signs (tests force a clash with it); by default at random */
   generateSign?: SignGenerator;
+  /** the node's phase for /ready, shared with HEALTH_PORT's listener; by default serving once built */
+  readiness?: Readiness;
 }
 
 declare module 'fastify' {
@@ -62,7 +67,7 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 
 /**
  * Builds the application: the Fastify instance with its server options, then the plugins
- * in order — the store, ResponseStatus errors, formats, the contract's per-route hooks
+ * in order — the store, ResponseStatus errors, formats, load shedding, the probes, the contract's per-route hooks
  * (before the rate limits read the routes), protection, the metrics, docs, the webhook deliveries,
  * the executor that runs every operation, the MCP server and last the operations' routes.
  */
@@ -117,6 +122,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(storePlugin, { config, store: options.store });
   await app.register(errorsPlugin);
   await app.register(formatsPlugin);
+  await app.register(loadPlugin);
+  await app.register(probesPlugin, { readiness: options.readiness });
   await app.register(routeHooksPlugin);
   await app.register(protectionPlugin);
   await app.register(metricsPlugin);

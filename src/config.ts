@@ -9,6 +9,13 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/schedule.
 export interface Config {
   PORT: number;
   HOST: string;
+  /** a second listener for /health and /ready only; unset, the probes share PORT */
+  HEALTH_PORT?: number;
+  SHUTDOWN_DELAY_MS: number;
+  LISTEN_BACKLOG: number;
+  MAX_CONNECTIONS: number;
+  SHED_EVENT_LOOP_DELAY_MS: number;
+  SHED_HEAP_USED_BYTES: number;
   DATABASE_URL: string;
   DATABASE_PREPARED_STATEMENTS: boolean;
   AUTH_JWT_SECRET?: string;
@@ -48,6 +55,13 @@ const schema = {
   properties: {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
     HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    // Load, readiness and deploys (docs/operating.md): each limit off at 0.
+    HEALTH_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
+    SHUTDOWN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 0 },
+    LISTEN_BACKLOG: { type: 'integer', minimum: 1, maximum: 65535, default: 4096 },
+    MAX_CONNECTIONS: { type: 'integer', minimum: 0, default: 0 },
+    SHED_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 100 },
+    SHED_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     DATABASE_URL: {
       type: 'string',
       pattern: '^(file:|postgres(ql)?://)',

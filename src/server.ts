@@ -1,20 +1,29 @@
+import { setTimeout } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
+import { pino } from 'pino';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
+import { listenForProbes, Readiness } from './http/probes.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
 import { startTracing } from './tracing.js';
 
-/** The only file that listens: configuration, tracing, store, demo data, start, graceful stop. */
+/** The only file that listens: configuration, tracing, probes, store, demo data, start, graceful stop. */
 async function main(config: Config) {
   // Tracing starts first and the app is imported after it: the HTTP instrumentation patches
   // Node's http as Fastify requires it (docs/decisions.md, "Traces").
   const tracing = await startTracing();
   const { buildApp } = await import('./app.js');
-  const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   const logStream = prettyLogs(config.LOG_FORMAT, process.stdout) ? await prettyLogStream() : undefined;
-  const app = await buildApp(config, { store, logStream });
+  const log = logStream ? pino({ level: config.LOG_LEVEL }, logStream) : pino({ level: config.LOG_LEVEL });
+  // HEALTH_PORT listens first, so that a balancer sees "not ready" while the store migrates.
+  const readiness = new Readiness();
+  const probes = config.HEALTH_PORT ? await listenForProbes(readiness, config.HEALTH_PORT, config.HOST, log) : undefined;
+  readiness.phase = 'migrating';
+  const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
+  readiness.store = store;
+  const app = await buildApp(config, { store, logStream, readiness });
   app.addHook('onClose', async () => {
     await store.close();
     await tracing?.shutdown();
@@ -24,13 +33,19 @@ async function main(config: Config) {
     app.log.info('loaded the demo data set into the empty store');
   }
 
-  closeWithGrace({ delay: 10000 }, async ({ signal, err }) => {
+  // SIGTERM: /ready answers 503 at once; the node serves SHUTDOWN_DELAY_MS more, so that
+  // balancers notice, then closes (docs/operating.md, "Stopping").
+  closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000 }, async ({ signal, err }) => {
+    readiness.phase = 'draining';
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'closing');
+    else app.log.info({ signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
+    if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
     await app.close();
+    probes?.close();
   });
 
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  const address = await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
+  readiness.phase = 'serving';
   app.log.info(
     `Booking Administration API on ${address} — docs ${address}/docs. ` +
       `Get a token with: npm run --silent token -- --company <guid> --role bookingsupplier-administrator-write; ` +

@@ -160,7 +160,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 /**
  * The API server on `databaseUrl` (an SQLite file or a PostgreSQL database) with the bench's
- * settings: PORT 0, warn logs, no rate limits, no demo data, and no webhook deliveries (a
+ * settings: PORT 0, warn logs, no rate limits nor load shedding, no demo data, and no webhook deliveries (a
  * server delivers to the endpoints its data names, and a data file's are off this machine);
  * `env` overrides them (the webhook measurement turns deliveries on, to its own receiver).
  */
@@ -168,6 +168,7 @@ export function startApi(root: string, command: ServerCommand, databaseUrl: stri
   return startChild(root, [...nodeArgs, ...command.args], {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
     RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', WEBHOOK_DELIVERY: 'false', AUTH_JWT_SECRET: secret,
+    SHED_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   }, '/categories?Take=1');
 }

@@ -14,6 +14,8 @@ export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'gone';
 export type ToolOutcome = 'ok' | 'refused' | 'over_budget' | 'error';
 /** Which limit refused: the per-address one, or the per-caller one of the strict lookups. */
 export type RateLimit = 'address' | 'caller';
+/** Why a request was shed: the event loop's delay or the heap over its limit. */
+export type ShedReason = 'event_loop_delay' | 'heap';
 /** What an Idempotency-Key made of a write other than running it: a replay, or a refusal of each kind. */
 export type KeyOutcome = 'replayed' | 'reused' | 'in_use' | 'invalid' | 'required';
 
@@ -23,6 +25,10 @@ export interface MetricsRecorder {
   request(operation: string | undefined, status: number, seconds: number): void;
   rateLimited(operation: string | undefined, limit: RateLimit): void;
   idempotency(operation: string, outcome: KeyOutcome): void;
+  /** a request answered 503 by load shedding, before any of its work */
+  shed(operation: string | undefined, reason: ShedReason): void;
+  /** a connection closed as it arrived, beyond MAX_CONNECTIONS */
+  connectionDropped(): void;
   webhookAttempt(outcome: AttemptOutcome, durationMs: number): void;
   mcpToolCall(tool: string, outcome: ToolOutcome, tokens: number): void;
 }
@@ -31,6 +37,8 @@ export const noMetrics: MetricsRecorder = {
   request() {},
   rateLimited() {},
   idempotency() {},
+  shed() {},
+  connectionDropped() {},
   webhookAttempt() {},
   mcpToolCall() {},
 };
@@ -88,6 +96,12 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
     'Keyed writes that did not run by what their Idempotency-Key made of them: replayed (the stored answer), reused (422), in_use (409), invalid or required (400).',
     ['operation', 'outcome'] as const,
   );
+  const shed = counter(
+    'http_requests_shed_total',
+    'Requests answered 503 by load shedding before any of their work, by operation and reason: event_loop_delay or heap over its limit.',
+    ['operation', 'reason'] as const,
+  );
+  const dropped = counter('http_connections_dropped_total', 'Connections closed as they arrived, beyond MAX_CONNECTIONS.');
   const attempts = counter(
     'webhook_delivery_attempts_total',
     'Webhook delivery attempts this node made, by outcome: succeeded, retry (failed, tried again later), failed (no retry left), gone (410, endpoint disabled).',
@@ -117,6 +131,12 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
     },
     idempotency(operation, outcome) {
       keyed.inc({ operation, outcome });
+    },
+    shed(operation, reason) {
+      shed.inc({ operation: operation ?? 'other', reason });
+    },
+    connectionDropped() {
+      dropped.inc();
     },
     webhookAttempt(outcome, durationMs) {
       attempts.inc({ outcome });

@@ -2,9 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { contract } from '../http/contract.js';
-import { ApiError } from '../http/errors.js';
 
 const require = createRequire(import.meta.url);
 // The package's folder, from its package.json: loading its index would run the whole Swagger
@@ -49,7 +47,7 @@ function docsPagePolicy(policy: string): string {
 
 /**
  * The contract as JSON and YAML, Swagger UI served from the installed package (no
- * outside requests), and a health check that asks the store.
+ * outside requests).
  */
 export async function docsPlugin(app: FastifyInstance) {
   const { document, yamlText } = contract();
@@ -67,13 +65,4 @@ export async function docsPlugin(app: FastifyInstance) {
     reply.type('application/javascript; charset=utf-8').send(init),
   );
   await app.register(fastifyStatic, { root: swaggerUiDir, prefix: '/docs/static/', decorateReply: false });
-  app.get('/health', async (request, reply) => {
-    try {
-      await sql`select 1`.execute(app.store.db);
-    } catch (err) {
-      request.log.error({ err }, 'health check failed');
-      throw new ApiError(503, 'ServiceUnavailable', 'The store does not answer.');
-    }
-    return reply.type('application/json; charset=utf-8').send('{"Status":"ok"}');
-  });
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
+import { NEVER_SHED } from './load.js';
 import { scrapeFigures } from '../metrics/database.js';
 import { createMetrics, noMetrics, type MetricsRecorder } from '../metrics/metrics.js';
 import { isPostgres } from '../store/statements.js';
@@ -68,7 +69,7 @@ export const metricsPlugin = fp(
       method: 'GET',
       url: '/metrics',
       // Prometheus asks for its own media types; an error is still a JSON ResponseStatus.
-      config: { rateLimit: false, ownMediaTypes: true },
+      config: { rateLimit: false, ownMediaTypes: true, ...NEVER_SHED },
       onRequest: refuse,
       handler: async (request, reply) => {
         const figures = await scrapeFigures(app.store);

@@ -22,6 +22,11 @@ export interface Store {
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   /** After rows were written with explicit ids: generated ids continue past them. */
   syncIds(db: Kysely<Database>): Promise<void>;
+  /**
+   * Resolves when the database answers, rejects when it does not. The probes' check
+   * (/health, /ready): it never waits behind requests for a connection.
+   */
+  probe(): Promise<void>;
 }
 
 /** The database holds migrations this code does not know: it was written by a newer version. */

@@ -49,8 +49,9 @@ export function startServer(env: Record<string, string>, timeoutMs = 30000): Pro
   const [command, args] = serverCommand();
   const child = spawn(command, args, {
     cwd: root,
-    // Webhook deliveries are off unless asked for: the demo data's endpoints name hosts off this machine.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_DELIVERY: 'false', ...env },
+    // Webhook deliveries are off unless asked for: the demo data's endpoints name hosts off this
+    // machine. So is load shedding, which a loaded test machine's slow turns would trip.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_DELIVERY: 'false', SHED_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

@@ -40,7 +40,11 @@ export interface PostgresEngine {
   close(): Promise<void>;
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   migrateExclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  probe(): Promise<void>;
 }
+
+/** How long the probes' check waits to connect and for its answer. */
+const PROBE_TIMEOUT_MS = 2000;
 
 /** `preparedStatements: false` sends every query unnamed (PgBouncer in transaction mode). */
 export function openPostgres(url: string, options: { preparedStatements?: boolean } = {}): PostgresEngine {
@@ -51,9 +55,24 @@ export function openPostgres(url: string, options: { preparedStatements?: boolea
   const dialect = postgresDialect(pool, { named: options.preparedStatements ?? true });
   const db = new Kysely<Database>({ dialect, log: logStatement, plugins: [compileCounter] });
   pools.set(db, pool);
+  // The probes' own connection, so that a busy pool never delays them.
+  const probes = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+  });
+  probes.on('error', () => {});
   return {
     db,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      if (!probes.ended) await probes.end();
+    },
+    probe: async () => {
+      await probes.query('select 1');
+    },
     /** One transaction that no other process's exclusive transaction overlaps. */
     exclusive: (work) =>
       db.transaction().execute(async (trx) => {

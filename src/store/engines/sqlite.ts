@@ -15,6 +15,7 @@ export interface SqliteEngine {
   db: Kysely<Database>;
   close(): Promise<void>;
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  probe(): Promise<void>;
 }
 
 /** Opens (creating when needed) the file, or an in-memory database when `path` is undefined. */
@@ -28,11 +29,17 @@ export function openSqlite(path: string | undefined): SqliteEngine {
   if (path) sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  const ping = sqlite.prepare('select 1');
   return {
     db,
     async close() {
       await db.destroy();
       if (sqlite.open) sqlite.close();
+    },
+    // On the handle itself, not through Kysely's one connection, which queues its users: a
+    // read of nothing is safe beside whatever transaction holds that connection.
+    probe: async () => {
+      ping.get();
     },
     /**
      * BEGIN IMMEDIATE takes the file's write lock before anything is read, so two processes

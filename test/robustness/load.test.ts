@@ -1,0 +1,189 @@
+import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import t, { type Test } from 'tap';
+import { buildApp } from '../../src/app.js';
+import { listenForProbes, Readiness } from '../../src/http/probes.js';
+import { POOL_SIZE } from '../../src/store/engines/postgres.js';
+import { openStore } from '../../src/store/db.js';
+import { assertContract, buildTestApp, testConfig, TEST_SECRET } from '../helper.js';
+import { freshDatabase } from '../test-store.js';
+import { serverDatabase, startServer } from './server-process.js';
+
+// Load, readiness and deploys (docs/operating.md): the probes in every phase of a node, on its
+// port and on HEALTH_PORT; the shed answer; the connection cap; SIGTERM's drain.
+
+const silent = pino({ level: 'silent' });
+const portOf = (server: Server | { server: Server }) => (('server' in server ? server.server : server).address() as AddressInfo).port;
+
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  json(): any;
+}
+
+async function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
+}
+
+const unavailable = (t: Test, answer: Answer, message: RegExp, name: string) => {
+  t.equal(answer.statusCode, 503, name);
+  t.match(answer.headers['content-type'], /^application\/json/, `${name}: JSON`);
+  t.match(answer.json(), { ResponseStatus: { ErrorCode: 'ServiceUnavailable', Message: message, Errors: [] } }, `${name}: a ResponseStatus`);
+};
+
+t.test('/ready and /health answer for each phase of a node, on its port and on HEALTH_PORT', async (t) => {
+  const database = await freshDatabase();
+  const readiness = new Readiness();
+  const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
+  const probe = `http://127.0.0.1:${portOf(probes)}`;
+  t.teardown(async () => {
+    probes.close();
+    await database.drop();
+  });
+
+  for (const phase of ['starting', 'migrating'] as const) {
+    readiness.phase = phase;
+    unavailable(t, await get(`${probe}/ready`), phase === 'starting' ? /starting/ : /applying migrations/, `/ready while ${phase}`);
+    unavailable(t, await get(`${probe}/health`), phase === 'starting' ? /starting/ : /applying migrations/, `/health while ${phase}: no store yet`);
+  }
+  const store = await openStore(database.url);
+  readiness.store = store;
+  const app = await buildApp(testConfig({ DATABASE_URL: database.url }), { store, readiness });
+  t.teardown(async () => {
+    await app.close();
+    await store.close();
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const api = `http://127.0.0.1:${portOf(app)}`;
+  unavailable(t, await get(`${api}/ready`), /applying migrations/, 'the API port too, until the node serves');
+
+  readiness.phase = 'serving';
+  for (const base of [probe, api]) {
+    const ready = await get(`${base}/ready`);
+    t.equal(ready.statusCode, 200, `${base}: ready`);
+    t.strictSame(ready.json(), { Status: 'ready' });
+    t.equal(ready.headers['cache-control'], 'no-store');
+    t.strictSame((await get(`${base}/health`)).json(), { Status: 'ok' });
+  }
+
+  readiness.phase = 'draining';
+  for (const base of [probe, api]) {
+    unavailable(t, await get(`${base}/ready`), /shutting down/, `${base}: /ready while draining`);
+    t.equal((await get(`${base}/health`)).statusCode, 200, `${base}: still alive while draining`);
+  }
+  const served = await fetch(`${api}/categories`);
+  t.equal(served.status, 200, 'a draining node still serves');
+  t.equal(served.headers.get('connection'), 'close', 'on connections it closes, so that clients move on');
+  await served.text();
+
+  readiness.phase = 'serving';
+  await store.close();
+  for (const base of [probe, api]) {
+    unavailable(t, await get(`${base}/ready`), /store does not answer/, `${base}: /ready without its store`);
+    unavailable(t, await get(`${base}/health`), /store does not answer/, `${base}: /health without its store`);
+  }
+
+  const other = await get(`${probe}/categories`);
+  t.equal(other.statusCode, 404, 'HEALTH_PORT serves the probes only');
+  t.equal(other.json().ResponseStatus.ErrorCode, 'NotFound');
+  const post = await fetch(`${probe}/ready`, { method: 'POST' });
+  t.equal(post.status, 405);
+  t.equal(((await post.json()) as { ResponseStatus: { ErrorCode: string } }).ResponseStatus.ErrorCode, 'MethodNotAllowed');
+});
+
+t.test('the probes never wait behind requests for a store connection', async (t) => {
+  const api = await buildTestApp(t);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Every connection of the store (PostgreSQL's pool; SQLite's one) held by an open transaction.
+  const held = Array.from({ length: POOL_SIZE }, () => api.store.db.transaction().execute(() => gate));
+  await sleep(200);
+  const answered = await Promise.race([
+    Promise.all([api.inject({ method: 'GET', url: '/ready' }), api.inject({ method: 'GET', url: '/health' })]),
+    sleep(10_000).then(() => undefined),
+  ]);
+  release();
+  await Promise.all(held);
+  t.ok(answered, 'answered while every connection was taken');
+  t.strictSame(answered?.map((res) => res.statusCode), [200, 200]);
+});
+
+t.test('beyond its limits a node sheds: 503 ServiceUnavailable with Retry-After, on a closing connection, but never the probes nor /metrics', async (t) => {
+  // A heap limit of one byte: every request is over it, as soon as the first sample is taken.
+  const api = await buildTestApp(t, { config: { SHED_HEAP_USED_BYTES: 1, SHED_EVENT_LOOP_DELAY_MS: 0, METRICS_TOKEN: 'metrics-token' } });
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${portOf(api.app)}`;
+  await sleep(500);
+  for (const [url, type] of [['/categories', /^application\/json/], ['/categories.csv', /^text\/csv/]] as const) {
+    const shed = await get(base + url);
+    t.equal(shed.statusCode, 503, `${url}: shed`);
+    t.equal(shed.headers['retry-after'], '1', `${url}: Retry-After`);
+    t.equal(shed.headers.connection, 'close', `${url}: the connection is closed`);
+    t.match(shed.headers['content-type'], type, `${url}: in the format asked for`);
+    t.ok(shed.headers['x-request-id'], `${url}: with its request id`);
+    assertContract('GET', url, shed);
+    if (url.endsWith('.csv')) t.match(shed.body, /^ResponseStatus\r\n".*ErrorCode:ServiceUnavailable/);
+    else t.equal(shed.json().ResponseStatus.ErrorCode, 'ServiceUnavailable');
+  }
+  t.equal((await get(`${base}/ready`)).statusCode, 200, '/ready is never shed');
+  t.equal((await get(`${base}/health`)).statusCode, 200, '/health is never shed');
+  const metrics = await get(`${base}/metrics`, { authorization: 'Bearer metrics-token' });
+  t.equal(metrics.statusCode, 200, '/metrics is never shed');
+  t.match(metrics.body, /http_requests_shed_total\{operation="CategoryQuery",reason="heap"\} 2/, 'the shed requests are counted');
+});
+
+t.test('MAX_CONNECTIONS closes connections beyond it as they arrive, and counts them', async (t) => {
+  const api = await buildTestApp(t, { config: { MAX_CONNECTIONS: 1, METRICS_TOKEN: 'metrics-token' } });
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = portOf(api.app);
+  const first = connect({ port, host: '127.0.0.1' });
+  await new Promise((resolve) => first.once('connect', resolve));
+  await sleep(100);
+  const second = connect({ port, host: '127.0.0.1' });
+  second.on('error', () => {});
+  second.write('GET /categories HTTP/1.1\r\nHost: x\r\n\r\n');
+  let received = '';
+  second.on('data', (chunk) => (received += chunk.toString()));
+  await new Promise((resolve) => second.once('close', resolve));
+  t.equal(received, '', 'the connection beyond the cap is closed without an answer');
+  first.destroy();
+  await sleep(100);
+  const metrics = await get(`http://127.0.0.1:${port}/metrics`, { authorization: 'Bearer metrics-token' });
+  t.match(metrics.body, /http_connections_dropped_total 1\b/);
+});
+
+t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS more, then exits', async (t) => {
+  const database = await serverDatabase();
+  t.teardown(database.cleanup);
+  const free = createServer();
+  await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+  const healthPort = portOf(free);
+  await new Promise((resolve) => free.close(resolve));
+  const server = await startServer({
+    DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_SECRET, HEALTH_PORT: String(healthPort), SHUTDOWN_DELAY_MS: '1500', LOG_LEVEL: 'info',
+  });
+  t.teardown(() => server.kill());
+  const probe = `http://127.0.0.1:${healthPort}`;
+  t.equal((await get(`${probe}/ready`)).statusCode, 200, 'ready on HEALTH_PORT');
+  t.equal((await get(`${server.url}/ready`)).statusCode, 200, 'and on the API port');
+
+  const signalled = performance.now();
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+  server.child.kill('SIGTERM');
+  await sleep(200);
+  unavailable(t, await get(`${probe}/ready`), /shutting down/, 'HEALTH_PORT says not ready at once');
+  unavailable(t, await get(`${server.url}/ready`), /shutting down/, 'so does the API port');
+  const served = await get(`${server.url}/categories`);
+  t.equal(served.statusCode, 200, 'requests are still served during the delay');
+  assertContract('GET', '/categories', served);
+  // Waited for, not signalled again: a second signal closes at once.
+  t.equal(await exited, 0, 'then it exits cleanly');
+  t.ok(performance.now() - signalled >= 1500, 'not before SHUTDOWN_DELAY_MS');
+  t.match(server.logs(), /"drainMs":1500,"msg":"closing"/);
+});
