@@ -1,26 +1,52 @@
-// `npm run migrate`: applies the migrations to the database named by DATABASE_URL and exits
-// (README, "Set-up"). Deployments run it once before starting nodes; `npm start` still
-// migrates, and both take the same lock, so any number of them may run at once. Prints what
-// it applied; a database that a newer version migrated is refused, untouched.
+// `npm run migrate [-- --contract]`: applies the migrations to the database named by
+// DATABASE_URL and exits (README, "Set-up"): on an empty database all of them, else the expand
+// ones; with --contract the contract ones too, refused while a node of an older version is
+// alive (docs/operating.md, "Migrations: expand and contract"). `npm start` migrates as it does without --contract,
+// under the same lock, so any number of them may run at once. A database whose newer
+// migrations are not all expand ones is refused, untouched.
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openStore, StoreConfigError, StoreVersionError } from '../src/store/db.js';
+import { olderNodesAlive } from '../src/store/versions.js';
 
 function fail(message: string): never {
   console.error(message);
   process.exit(1);
 }
 
-if (process.argv.length > 2) fail('usage: npm run migrate   (the database is DATABASE_URL)');
+const args = process.argv.slice(2);
+if (args.length > 1 || (args.length === 1 && args[0] !== '--contract')) fail('usage: npm run migrate [-- --contract]   (the database is DATABASE_URL)');
+const contract = args[0] === '--contract';
 
 /** The migrations recorded in the database, in order (none before its first migration). */
-async function applied(databaseUrl: string, options: { migrate: boolean }): Promise<string[]> {
+async function applied(databaseUrl: string, options: { migrate: boolean; contract?: boolean }): Promise<string[]> {
   const store = await openStore(databaseUrl, options);
   try {
+    if (store.schema.waiting.length > 0) {
+      console.log(`Contract migration(s) left for \`npm run migrate -- --contract\`, once no node older than this version runs: ${store.schema.waiting.join(', ')}.`);
+    }
     const tables = await store.db.introspection.getTables({ withInternalKyselyTables: true });
     if (!tables.some((table) => table.name === 'kysely_migration')) return [];
     const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
     return rows.map((row) => row.name);
+  } finally {
+    await store.close();
+  }
+}
+
+/** --contract removes what older code may still read: not while a node of an older version is alive. */
+async function refuseWhileOlderNodesRun(databaseUrl: string): Promise<void> {
+  const store = await openStore(databaseUrl, { migrate: false });
+  try {
+    const tables = await store.db.introspection.getTables();
+    if (!tables.some((table) => table.name === 'store_nodes')) return;
+    const older = await olderNodesAlive(store.db);
+    if (older.length > 0) {
+      fail(
+        `Refused: ${older.length} node(s) of an older version are alive, and a contract migration may remove what they read: ` +
+          `${older.map((node) => `${node.id} (version ${node.version})`).join(', ')}. Replace them first.`,
+      );
+    }
   } finally {
     await store.close();
   }
@@ -32,7 +58,8 @@ const shown = (url: string) => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*
 try {
   const config = loadConfig();
   const before = await applied(config.DATABASE_URL, { migrate: false });
-  const after = await applied(config.DATABASE_URL, { migrate: true });
+  if (contract) await refuseWhileOlderNodesRun(config.DATABASE_URL);
+  const after = await applied(config.DATABASE_URL, { migrate: true, contract });
   // Applied during this run: by it, or by a node or another run that took the lock first.
   const added = after.filter((name) => !before.includes(name));
   const where = shown(config.DATABASE_URL);

@@ -7,6 +7,7 @@ import type { Config } from '../src/config.js';
 import { loadDemoDataIntoEmptyStore } from '../src/import/demo-data.js';
 import { openStore, parseDatabaseUrl } from '../src/store/db.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
+import { dropBookkeeping } from '../src/store/versions.js';
 
 /** A reset this configuration does not allow; nothing was touched. */
 export class ResetRefused extends Error {}
@@ -88,6 +89,7 @@ async function revertMigrations(url: string): Promise<string> {
   try {
     const { error, results = [] } = await new Migrator({ db: store.db, provider: migrationProvider }).migrateTo(NO_MIGRATIONS);
     if (error) throw error instanceof Error ? error : new Error(String(error));
+    await dropBookkeeping(store.db);
     return `Dropped the tables of this service in the PostgreSQL database ${describePostgres(url)} (${results.length} migration(s) reverted).`;
   } finally {
     await store.close();

@@ -7,6 +7,7 @@ import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
 import { listenForProbes, Readiness } from './http/probes.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
+import { registerNode } from './store/versions.js';
 import { startTracing } from './tracing.js';
 
 /** The only file that listens: configuration, tracing, probes, store, demo data, start, graceful stop. */
@@ -24,7 +25,13 @@ async function main(config: Config) {
   const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   readiness.store = store;
   const app = await buildApp(config, { store, logStream, readiness });
+  const { newer, waiting } = store.schema;
+  if (newer.length > 0) app.log.warn({ newer }, 'the database holds newer expand migrations: this node, of an older version, serves beside the newer one');
+  if (waiting.length > 0) app.log.info({ waiting }, 'contract migrations wait for `npm run migrate -- --contract`');
+  // This node's version and heartbeat, which `npm run migrate -- --contract` reads.
+  const node = await registerNode(store.db, (err) => app.log.warn({ err }, 'the heartbeat failed; the next one tries again'));
   app.addHook('onClose', async () => {
+    await node.stop().catch((err) => app.log.warn({ err }, 'could not remove this node from store_nodes'));
     await store.close();
     await tracing?.shutdown();
   });

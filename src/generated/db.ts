@@ -203,6 +203,11 @@ export interface MessageTypes {
   send_method_id: number;
 }
 
+export interface MigrationKinds {
+  kind: string;
+  name: string;
+}
+
 export interface PaymentLogs {
   amount: number | null;
   amount_credited: number | null;
@@ -337,6 +342,13 @@ export interface Services {
   name: string;
 }
 
+export interface StoreNodes {
+  beat_at: number;
+  id: string;
+  started_at: number;
+  version: string;
+}
+
 export interface Tags {
   active: Generated<Bool>;
   color: string | null;
@@ -427,6 +439,7 @@ export interface DB {
   message_template_services: MessageTemplateServices;
   message_templates: MessageTemplates;
   message_types: MessageTypes;
+  migration_kinds: MigrationKinds;
   payment_logs: PaymentLogs;
   printouts: Printouts;
   rebate_code_customers: RebateCodeCustomers;
@@ -438,6 +451,7 @@ export interface DB {
   resource_types: ResourceTypes;
   resources: Resources;
   services: Services;
+  store_nodes: StoreNodes;
   tags: Tags;
   time_exception_resources: TimeExceptionResources;
   time_exceptions: TimeExceptions;

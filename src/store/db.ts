@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Migrator, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { openPostgres, syncIdentities } from './engines/postgres.js';
 import { openSqlite } from './engines/sqlite.js';
-import { migrationProvider, migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { migrate, type SchemaState } from './versions.js';
+
+export { StoreVersionError, type SchemaState } from './versions.js';
 
 export { STATEMENT_CACHE_SIZE, withStatementCache } from './engines/sqlite-driver.js';
 
@@ -20,6 +22,8 @@ export interface Store {
    * (setup work such as loading the demo data into an empty store, whoever starts first).
    */
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** What opening it found and did (empty when it was opened without migrating) */
+  schema: SchemaState;
   /** After rows were written with explicit ids: generated ids continue past them. */
   syncIds(db: Kysely<Database>): Promise<void>;
   /**
@@ -27,18 +31,6 @@ export interface Store {
    * (/health, /ready): it never waits behind requests for a connection.
    */
   probe(): Promise<void>;
-}
-
-/** The database holds migrations this code does not know: it was written by a newer version. */
-export class StoreVersionError extends Error {
-  constructor(readonly unknownMigrations: string[]) {
-    super(
-      `The database was migrated by a newer version of this service: unknown migration(s) ` +
-        `${unknownMigrations.map((name) => `"${name}"`).join(', ')}. ` +
-        `Upgrade the service or use another DATABASE_URL.`,
-    );
-    this.name = 'StoreVersionError';
-  }
 }
 
 /** DATABASE_URL names an engine or form this build cannot open. */
@@ -67,6 +59,8 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseLocation {
 export interface OpenOptions {
   /** false: only open it (the migrate script and tests that migrate by hand) */
   migrate?: boolean;
+  /** apply contract migrations too (`npm run migrate -- --contract`), not only expand ones */
+  contract?: boolean;
   /** PostgreSQL: run prepared queries as named statements (false for PgBouncer in transaction mode) */
   preparedStatements?: boolean;
 }
@@ -74,13 +68,15 @@ export interface OpenOptions {
 /** Opens the database named by `databaseUrl` (creating an SQLite file when needed) and migrates it. */
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
   const location = parseDatabaseUrl(databaseUrl);
-  const store: Store & { migrateExclusively?: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> } =
+  const engine =
     location.kind === 'postgres'
       ? { ...openPostgres(location.url, options), syncIds: syncIdentities }
       : { ...openSqlite(location.kind === 'file' ? location.path : undefined), syncIds: async () => {} };
+  const store: Store = { ...engine, schema: { applied: [], newer: [], waiting: [] } };
   if (options.migrate === false) return store;
   try {
-    await (store.migrateExclusively ?? store.exclusive)(migrate);
+    const exclusively = 'migrateExclusively' in engine ? engine.migrateExclusively : engine.exclusive;
+    store.schema = await exclusively((db) => migrate(db, { contract: options.contract }));
   } catch (err) {
     await store.close();
     throw err;
@@ -92,20 +88,4 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
 export async function isEmpty(store: { db: Kysely<Database> }): Promise<boolean> {
   const row = await store.db.selectFrom('companies').select('id').limit(1).executeTakeFirst();
   return row === undefined;
-}
-
-/** Runs the pending migrations, refusing a database that a newer version migrated. */
-async function migrate(db: Kysely<Database>): Promise<void> {
-  await refuseNewerDatabase(db);
-  const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-}
-
-/** A database migrated by newer code must not be run (and possibly damaged) by older code. */
-async function refuseNewerDatabase(db: Kysely<Database>): Promise<void> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((table) => table.name === 'kysely_migration')) return;
-  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-  const unknown = rows.map((row) => row.name).filter((name) => !(name in migrations));
-  if (unknown.length > 0) throw new StoreVersionError(unknown);
 }

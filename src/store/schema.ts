@@ -52,12 +52,15 @@ const PARENTS_FIRST = [
   'idempotency_keys',
 ] as const satisfies readonly TableName[];
 
+/** The store's own bookkeeping (versions.ts): which migration is of which kind, which nodes run. */
+export const BOOKKEEPING_TABLES = ['migration_kinds', 'store_nodes'] as const satisfies readonly TableName[];
+
 /**
  * Fails to compile, naming the table, when a migration adds a table the list above leaves
  * out (a name that is no table fails the `satisfies` above).
  */
 type EveryTableListed<Unlisted extends never> = Unlisted;
-type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number]>>;
+type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number] | (typeof BOOKKEEPING_TABLES)[number]>>;
 
 /** Tables that writes through the API fill (the webhook outbox, the keys of retried writes), never an import or the demo data. */
 export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts', 'idempotency_keys'];

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { PostgresAdapter, type Kysely, type KyselyPlugin, type LogEvent } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type KyselyPlugin, type LogEvent, type RawBuilder } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from './schema.js';
 
@@ -70,6 +70,10 @@ export async function countStatements<T>(
  * written for. Repositories and migrations ask here, where the engines' differences live
  * (sqlite.ts and postgres.ts say why each one differs).
  */
+/** Milliseconds since the epoch, by the database's clock: the same for every node. */
+export const nowMs = (db: Kysely<any>): RawBuilder<number> =>
+  isPostgres(db) ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`cast(unixepoch('subsec') * 1000 as integer)`;
+
 export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }

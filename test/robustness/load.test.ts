@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { listenForProbes, Readiness } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
 import { openStore } from '../../src/store/db.js';
+import { LAST_MIGRATION } from '../../src/store/migrations/index.js';
 import { assertContract, buildTestApp, testConfig, TEST_SECRET } from '../helper.js';
 import { freshDatabase } from '../test-store.js';
 import { serverDatabase, startServer } from './server-process.js';
@@ -171,6 +172,10 @@ t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS m
   t.teardown(() => server.kill());
   const probe = `http://127.0.0.1:${healthPort}`;
   t.equal((await get(`${probe}/ready`)).statusCode, 200, 'ready on HEALTH_PORT');
+  const store = await openStore(database.url, { migrate: false });
+  t.teardown(() => store.close());
+  const nodes = () => store.db.selectFrom('store_nodes').select('version').execute();
+  t.strictSame(await nodes(), [{ version: LAST_MIGRATION }], 'the node records its version');
   t.equal((await get(`${server.url}/ready`)).statusCode, 200, 'and on the API port');
 
   const signalled = performance.now();
@@ -186,4 +191,5 @@ t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS m
   t.equal(await exited, 0, 'then it exits cleanly');
   t.ok(performance.now() - signalled >= 1500, 'not before SHUTDOWN_DELAY_MS');
   t.match(server.logs(), /"drainMs":1500,"msg":"closing"/);
+  t.strictSame(await nodes(), [], 'and removes it as it stops');
 });

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { isEmpty, openStore } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import { nowMs } from '../../src/store/statements.js';
 import { engine, freshDatabase } from '../test-store.js';
 
 // `npm run migrate` applies the migrations to DATABASE_URL and exits (README, "Set-up");
@@ -16,9 +17,9 @@ const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
 const names = Object.keys(migrations);
 
-async function migrate(databaseUrl: string) {
+async function migrate(databaseUrl: string, args: string[] = []) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.mjs', 'scripts/migrate.ts'], {
+    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.mjs', 'scripts/migrate.ts', ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: databaseUrl },
     });
@@ -79,6 +80,29 @@ t.test('a database migrated by a newer version is refused, untouched', async (t)
   t.equal(res.code, 1);
   t.equal(res.stdout, '');
   t.match(res.stderr, /newer version.*"9999_from_the_future"/);
+});
+
+t.test('--contract is refused while a node of an older version beats, naming it; it runs once that node is gone', async (t) => {
+  const url = await unmigrated(t);
+  t.equal((await migrate(url)).code, 0);
+  const store = await openStore(url, { migrate: false });
+  t.teardown(() => store.close());
+  const beatAgo = (ms: number) => sql<number>`${nowMs(store.db)} - ${ms}`;
+  await store.db.insertInto('store_nodes').values({ id: 'node-of-0005', version: '0005_event_context', started_at: beatAgo(60_000), beat_at: beatAgo(1000) }).execute();
+  const refused = await migrate(url, ['--contract']);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /Refused: 1 node\(s\) of an older version are alive.*node-of-0005 \(version 0005_event_context\)/);
+  // A node of this version beating does not stand in the way.
+  await store.db.updateTable('store_nodes').set({ version: names.at(-1)! }).execute();
+  const allowed = await migrate(url, ['--contract']);
+  t.equal(allowed.code, 0, allowed.stderr);
+  t.match(allowed.stdout, /is up to date/);
+  // Nor does an older node whose last beat is more than 15 s old: it is gone.
+  await store.db.updateTable('store_nodes').set({ version: '0005_event_context', beat_at: beatAgo(20_000) }).execute();
+  t.equal((await migrate(url, ['--contract'])).code, 0);
+  const usage = await migrate(url, ['--contrac']);
+  t.equal(usage.code, 1);
+  t.match(usage.stderr, /usage: npm run migrate \[-- --contract\]/);
 });
 
 t.test('a bad DATABASE_URL is refused naming the variable; a password is never printed', async (t) => {

@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import t, { type Test } from 'tap';
 import { StoreConfigError, StoreVersionError, isEmpty, openStore, parseDatabaseUrl, type Store } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
-import { TABLE_NAMES } from '../../src/store/schema.js';
+import { BOOKKEEPING_TABLES, TABLE_NAMES } from '../../src/store/schema.js';
 import { COMPANY_A as A } from '../fixtures.js';
 import { engine, freshDatabase } from '../test-store.js';
 import { memoryStore } from './store-helper.js';
@@ -48,7 +48,7 @@ async function reopenable(t: Test, name: string): Promise<string> {
 
 t.test('the migrations create every table of the schema, and no other', async (t) => {
   const store = await memoryStore(t);
-  const internal = ['kysely_migration', 'kysely_migration_lock', 'sqlite_sequence'];
+  const internal = ['kysely_migration', 'kysely_migration_lock', 'sqlite_sequence', ...BOOKKEEPING_TABLES];
   const tables = (await store.db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name);
   t.same(tables.filter((name) => !internal.includes(name)).sort(), [...TABLE_NAMES].sort());
 });

@@ -6,19 +6,29 @@ import { webhookDeliveries } from './0004_webhook_deliveries.js';
 import { eventContext } from './0005_event_context.js';
 import { idempotencyKeys } from './0006_idempotency_keys.js';
 
+/** An expand migration adds (tables, nullable columns, indexes, defaults); a contract one removes or tightens. */
+export type MigrationKind = 'expand' | 'contract';
+
+const expand = (migration: Migration) => ({ ...migration, kind: 'expand' as MigrationKind });
+
 /**
- * Every migration this code knows, by name. Listed statically rather than read from the
- * folder so the same list works from `src/` under tsx and from the compiled `dist/`.
- * Add new migrations at the end with the next number; never rename or edit a released one.
+ * Every migration this code knows, by name, with its kind (docs/operating.md, "Migrations: expand and contract").
+ * Listed statically rather than read from the folder so the same list works from `src/` under
+ * tsx and from the compiled `dist/`. Add new migrations at the end with the next number; never
+ * rename or edit a released one. 0004 also re-encodes webhook secrets, keeping their bytes,
+ * which older code reads the same: an expand migration too.
  */
-export const migrations: Readonly<Record<string, Migration>> = {
-  '0001_initial': initial,
-  '0002_printout_name_order': printoutNameOrder,
-  '0003_mcp_usage_daily': mcpUsageDaily,
-  '0004_webhook_deliveries': webhookDeliveries,
-  '0005_event_context': eventContext,
-  '0006_idempotency_keys': idempotencyKeys,
+export const migrations: Readonly<Record<string, Migration & { kind: MigrationKind }>> = {
+  '0001_initial': expand(initial),
+  '0002_printout_name_order': expand(printoutNameOrder),
+  '0003_mcp_usage_daily': expand(mcpUsageDaily),
+  '0004_webhook_deliveries': expand(webhookDeliveries),
+  '0005_event_context': expand(eventContext),
+  '0006_idempotency_keys': expand(idempotencyKeys),
 };
+
+/** This code's version: the last migration it knows. */
+export const LAST_MIGRATION = Object.keys(migrations).at(-1)!;
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { prepared, type Placeholders } from '../prepared.js';
-import { isPostgres } from '../statements.js';
+import { isPostgres, nowMs } from '../statements.js';
 
 /**
  * The keys of retried writes (docs/decisions.md, "Retried writes"). A key is one row per
@@ -38,9 +38,6 @@ export interface KeptKey {
 /** How long the claim of a key in use waits for the request that holds it (PostgreSQL's lock_timeout). */
 export const CLAIM_WAIT_MS = 2000;
 
-/** Milliseconds since the epoch, by the database's clock. */
-const nowMs = (db: Kysely<Database>): RawBuilder<number> =>
-  isPostgres(db) ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`cast(unixepoch('subsec') * 1000 as integer)`;
 
 /**
  * Claims the key for `claim`, storing `answer` with it when given: true when this request

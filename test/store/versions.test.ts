@@ -1,0 +1,167 @@
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { buildApp } from '../../src/app.js';
+import { openStore, StoreVersionError, type Store } from '../../src/store/db.js';
+import { LAST_MIGRATION, migrations, type MigrationKind } from '../../src/store/migrations/index.js';
+import type { Database } from '../../src/store/schema.js';
+import { nowMs } from '../../src/store/statements.js';
+import { migrate, olderNodesAlive, registerNode, type KnownMigrations } from '../../src/store/versions.js';
+import { assertContract, testConfig } from '../helper.js';
+import { engine, freshDatabase } from '../test-store.js';
+
+// Expand and contract migrations, and nodes of two versions (docs/operating.md, "Deploying").
+
+let files = 0;
+/** A database of the engine under test that nothing has migrated (SQLite: a file, so that it can be reopened). */
+async function database(t: Test): Promise<string> {
+  const db = await freshDatabase(`file:${join(t.testdir(), `store-${(files += 1)}.sqlite`)}`);
+  t.teardown(db.drop);
+  if (engine === 'postgres') {
+    const store = await openStore(db.url, { migrate: false });
+    await sql`drop schema public cascade`.execute(store.db);
+    await sql`create schema public`.execute(store.db);
+    await store.close();
+  }
+  return db.url;
+}
+
+async function opened(t: Test, url: string, options = {}): Promise<Store> {
+  const store = await openStore(url, options);
+  t.teardown(() => store.close());
+  return store;
+}
+
+/** Every table's columns with their types and whether they take null, and every index by table. */
+async function shape(db: Kysely<Database>) {
+  const tables = await db.introspection.getTables();
+  return Object.fromEntries(tables.map((table) => [table.name, Object.fromEntries(table.columns.map((c) => [c.name, { type: c.dataType, nullable: c.isNullable }]))]));
+}
+
+t.test('every migration has a kind, and the kind of each applied one is recorded', async (t) => {
+  const store = await opened(t, await database(t));
+  for (const [name, migration] of Object.entries(migrations)) t.ok(['expand', 'contract'].includes(migration.kind), `${name}: ${migration.kind}`);
+  const rows = await store.db.selectFrom('migration_kinds').selectAll().orderBy('name').execute();
+  t.strictSame(rows, Object.entries(migrations).map(([name, m]) => ({ name, kind: m.kind })));
+  t.strictSame(store.schema, { applied: Object.keys(migrations), newer: [], waiting: [] });
+});
+
+t.test('an expand migration drops and narrows nothing: every table and column before it stays, of its type, as nullable', async (t) => {
+  const url = await database(t);
+  const store = await opened(t, url, { migrate: false });
+  const names = Object.keys(migrations);
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => ({ ...migrations }) } });
+  let before = await shape(store.db);
+  for (const name of names) {
+    const { error } = await migrator.migrateTo(name);
+    t.error(error, `${name} applies`);
+    const after = await shape(store.db);
+    if (migrations[name].kind === 'expand') {
+      for (const [table, columns] of Object.entries(before)) {
+        t.ok(after[table], `${name}: ${table} is still there`);
+        for (const [column, { type, nullable }] of Object.entries(columns)) {
+          t.equal(after[table]?.[column]?.type, type, `${name}: ${table}.${column} keeps its type`);
+          if (nullable) t.equal(after[table]?.[column]?.nullable, true, `${name}: ${table}.${column} still takes null`);
+        }
+      }
+    }
+    before = after;
+  }
+});
+
+const noop = async () => {};
+const made = (kind: MigrationKind, up: Migration['up']) => ({ kind, up, down: noop });
+
+t.test('a node applies pending expand migrations, before a contract one that waits; --contract applies the rest', async (t) => {
+  const url = await database(t);
+  const store = await opened(t, url, { migrate: false });
+  const table = (name: string) => async (db: Kysely<any>) => db.schema.createTable(name).addColumn('id', 'integer').addColumn('gone', 'text').execute();
+  const known: KnownMigrations = {
+    '0001_a': made('expand', table('versions_a')),
+    '0002_drop': made('contract', async (db) => db.schema.alterTable('versions_a').dropColumn('gone').execute()),
+    '0003_b': made('expand', table('versions_b')),
+  };
+  const first = await migrate(store.db, { known: { '0001_a': known['0001_a'] } });
+  t.strictSame(first, { applied: ['0001_a'], newer: [], waiting: [] }, 'the first version');
+  const second = await migrate(store.db, { known });
+  t.strictSame(second, { applied: ['0003_b'], newer: [], waiting: ['0002_drop'] }, 'the expand one, out of order; the contract one waits');
+  t.ok((await shape(store.db)).versions_a.gone, 'the contract migration did not run');
+  const third = await migrate(store.db, { known, contract: true });
+  t.strictSame(third, { applied: ['0002_drop'], newer: [], waiting: [] }, '--contract');
+  t.notOk((await shape(store.db)).versions_a.gone);
+  const kinds = await store.db.selectFrom('migration_kinds').selectAll().where('name', 'in', Object.keys(known)).orderBy('name').execute();
+  t.strictSame(kinds.map((row) => row.kind), ['expand', 'contract', 'expand'], 'each kind recorded as it was applied');
+
+  const empty = await opened(t, await database(t), { migrate: false });
+  t.strictSame(await migrate(empty.db, { known }), { applied: Object.keys(known), newer: [], waiting: [] }, 'an empty store gets every migration');
+});
+
+/** The database as a newer version leaves it: one more migration, of `kind`, recorded. */
+async function newerMigration(url: string, kind: MigrationKind | undefined) {
+  const store = await openStore(url);
+  const name = '9999_made_for_this_test';
+  await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(store.db);
+  if (kind) await store.db.insertInto('migration_kinds').values({ name, kind }).execute();
+  await store.close();
+  return name;
+}
+
+t.test('an older node starts and serves over an expand migration it does not know', async (t) => {
+  const url = await database(t);
+  const name = await newerMigration(url, 'expand');
+  const store = await opened(t, url);
+  t.strictSame(store.schema, { applied: [], newer: [name], waiting: [] });
+  const app = await buildApp(testConfig({ DATABASE_URL: url }), { store });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'GET', url: '/categories' });
+  assertContract('GET', '/categories', res);
+  t.equal(res.statusCode, 200, 'it serves');
+});
+
+t.test('an older node refuses a contract migration it does not know, and one of no recorded kind', async (t) => {
+  for (const kind of ['contract', undefined] as const) {
+    const url = await database(t);
+    const name = await newerMigration(url, kind);
+    await t.rejects(openStore(url), StoreVersionError, `${kind ?? 'no kind'}: refused`);
+    await t.rejects(openStore(url), { message: new RegExp(name) });
+  }
+});
+
+t.test('nodes record their version and a heartbeat; a stopped node is gone, an older one is found while it beats', async (t) => {
+  const store = await opened(t, await database(t));
+  const node = await registerNode(store.db, (err) => t.fail(String(err)));
+  const rows = await store.db.selectFrom('store_nodes').selectAll().execute();
+  t.equal(rows.length, 1);
+  t.match(rows[0], { id: node.id, version: LAST_MIGRATION });
+  t.strictSame(await olderNodesAlive(store.db), [], 'no node is older than this version');
+  const beat = (agoMs: number) => sql<number>`${nowMs(store.db)} - ${agoMs}`;
+  await store.db.insertInto('store_nodes').values({ id: 'old-alive', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(2000) }).execute();
+  await store.db.insertInto('store_nodes').values({ id: 'old-dead', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(20_000) }).execute();
+  t.strictSame(await olderNodesAlive(store.db), [{ id: 'old-alive', version: '0005_event_context' }], 'alive for 15 s after its last beat');
+  await node.stop();
+  t.strictSame((await store.db.selectFrom('store_nodes').select('id').orderBy('id').execute()).map((row) => row.id), ['old-alive', 'old-dead']);
+  const next = await registerNode(store.db, (err) => t.fail(String(err)));
+  t.teardown(() => next.stop());
+  t.strictSame((await store.db.selectFrom('store_nodes').select('id').orderBy('id').execute()).map((row) => row.id).sort(), [next.id, 'old-alive'].sort(), 'a registering node deletes the dead ones');
+});
+
+if (engine === 'postgres') t.test('PostgreSQL: an expand migration gives up on a lock it cannot take within its lock_timeout', async (t) => {
+  const url = await database(t);
+  const store = await opened(t, url, { migrate: false });
+  const blocker = await opened(t, url, { migrate: false });
+  await migrate(store.db, { known: { '0001_a': made('expand', async (db) => db.schema.createTable('versions_locked').addColumn('id', 'integer').execute()) } });
+  let release!: () => void;
+  const held = blocker.db.transaction().execute(async (trx) => {
+    await sql`lock table versions_locked in access exclusive mode`.execute(trx);
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const known: KnownMigrations = {
+    '0001_a': made('expand', noop),
+    '0002_b': made('expand', async (db) => db.schema.alterTable('versions_locked').addColumn('more', 'text').execute()),
+  };
+  await t.rejects(migrate(store.db, { known }), /lock timeout/, 'refused rather than queued');
+  release();
+  await held;
+  t.strictSame((await migrate(store.db, { known })).applied, ['0002_b'], 'applied once the lock is free');
+});
