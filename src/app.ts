@@ -18,7 +18,7 @@ import { probesPlugin } from './plugins/probes.js';
 import { protectionPlugin, securityHeaders } from './plugins/protection.js';
 import { storePlugin } from './plugins/store.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
-import type { Readiness } from './http/probes.js';
+import { Readiness } from './http/probes.js';
 import type { Store } from './store/db.js';
 import { tracing } from './tracing.js';
 import type { ResolveAll } from './webhooks/send.js';
@@ -115,15 +115,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Before the plugins' hooks, so that every answer carries them, their refusals included:
   // the request's id, and helmet's security headers (worked out once, protection.ts).
   const headers = securityHeaders();
+  // An app built without a Readiness (the tests' own) serves as soon as it is built.
+  const readiness = options.readiness ?? Object.assign(new Readiness(), { phase: 'serving' as const });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(headers);
+    // Draining: keep-alive clients are told to reconnect, to another node, while this one still serves.
+    if (readiness.phase === 'draining') reply.header('connection', 'close');
     done();
   });
   await app.register(storePlugin, { config, store: options.store });
   await app.register(errorsPlugin);
   await app.register(formatsPlugin);
   await app.register(loadPlugin);
-  await app.register(probesPlugin, { readiness: options.readiness });
+  await app.register(probesPlugin, { readiness });
   await app.register(routeHooksPlugin);
   await app.register(protectionPlugin);
   await app.register(metricsPlugin);

@@ -16,10 +16,6 @@ export type Phase = 'starting' | 'migrating' | 'serving' | 'draining';
 export class Readiness {
   phase: Phase = 'starting';
   store: Store | undefined;
-
-  get draining(): boolean {
-    return this.phase === 'draining';
-  }
 }
 
 export interface ProbeAnswer {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { NEVER_SHED } from './load.js';
-import { health, ready, Readiness } from '../http/probes.js';
+import { health, ready, type Readiness } from '../http/probes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -10,22 +10,11 @@ declare module 'fastify' {
   }
 }
 
-/**
- * `/health` and `/ready` on the API's port, never rate limited nor shed, always in JSON. A
- * draining node answers every request with `Connection: close`, so that keep-alive clients
- * reconnect, to another node, while it still serves.
- */
+/** `/health` and `/ready` on the API's port, never rate limited nor shed, always in JSON. */
 export const probesPlugin = fp(
-  async (app: FastifyInstance, options: { readiness?: Readiness }) => {
-    const readiness = options.readiness ?? new Readiness();
-    // An app built without one (the tests' own) is serving as soon as it is built.
-    if (!options.readiness) readiness.phase = 'serving';
+  async (app: FastifyInstance, { readiness }: { readiness: Readiness }) => {
     readiness.store ??= app.store;
     app.decorate('readiness', readiness);
-    app.addHook('onRequest', (_request, reply, done) => {
-      if (readiness.draining) reply.header('connection', 'close');
-      done();
-    });
     const config = { rateLimit: false as const, ownMediaTypes: true, ...NEVER_SHED };
     for (const [url, probe] of [['/health', health], ['/ready', ready]] as const) {
       app.get(url, { config }, async (request: FastifyRequest, reply: FastifyReply) => {
