@@ -219,8 +219,9 @@ for (const setting of values.settings.split(',')) {
 const report = [
   `# Overload: ${CONNECTIONS} connections for ${DURATION_S} s on GetRebateCodeBySign, one node on SQLite`,
   '',
-  `Written by \`npm run bench:overload\` on ${new Date().toISOString().slice(0, 10)}; docs/operating.md, "Overload", says what each setting is.`,
-  'Rates are 200s per second; times are medians / 99th percentiles / worst. "Later wait" is the longest a request waited on a connection that had had its first answer.',
+  `Written by \`npm run bench:overload\` on ${new Date().toISOString().slice(0, 10)}; \`before\` is the node as it was (no shedding, Node's backlog of 511), \`after\` the defaults (docs/operating.md, "Overload").`,
+  'Rates are 200s per second; times are medians / 99th percentiles / worst. "Later wait" is the longest a request waited on a connection that had had its first answer. ' +
+    "A shed answer closes its connection, and Node accepts one connection per turn of its event loop, so \"first answer\" counts each reconnection's wait in the kernel's queue.",
   '',
   '| setting | 10 connections, 200/s | storm, 200/s (of 10 conn.) | shed 503 | other statuses | closed by server / connect errors | first answer | later wait | /health on HEALTH_PORT | /ready on HEALTH_PORT | ListenOverflows / ListenDrops |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
