@@ -20,13 +20,10 @@ export interface ResetOptions {
 /**
  * Empties the store of `config.DATABASE_URL` and makes it again, migrated and (unless
  * DEMO_DATA=false) with the demo data set; resolves with what it did, a sentence a line.
- *
- * - SQLite file: deletes the file (with its -wal, -shm and -journal files) and the JWT
- *   secret generated beside it, so tokens minted before stop being accepted.
- * - PostgreSQL: only with `postgres: true`, since it may be a shared or production database;
- *   reverts every migration (dropping the service's tables, nothing else of the database),
- *   then migrates again. Tokens stay valid: they are signed with AUTH_JWT_SECRET.
- * - In memory: nothing to do, the store starts empty at every start.
+ * SQLite file: deletes it (and its -wal, -shm, -journal files) and the JWT secret beside it,
+ * so older tokens stop being accepted. PostgreSQL: only with `postgres: true` (it may be a
+ * shared database), reverts every migration (the service's tables, nothing else), then
+ * migrates again; tokens stay valid. In memory: nothing to do.
  */
 export async function resetStore(config: Config, options: ResetOptions = {}): Promise<string[]> {
   const location = parseDatabaseUrl(config.DATABASE_URL);
