@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
-import { LAST_MIGRATION, migrations, type MigrationKind } from './migrations/index.js';
+import { LAST_MIGRATION, migrations, type KindedMigration } from './migrations/index.js';
 import { BOOKKEEPING_TABLES, type Database } from './schema.js';
 import { isPostgres, nowMs } from './statements.js';
 
@@ -34,7 +34,7 @@ export interface SchemaState {
 }
 
 /** Migrations by name with their kinds: this code's (migrations/index.ts), or a test's. */
-export type KnownMigrations = Readonly<Record<string, Migration & { kind: MigrationKind }>>;
+export type KnownMigrations = Readonly<Record<string, KindedMigration>>;
 
 /** A node beats every HEARTBEAT_MS and is alive for NODE_ALIVE_MS after its last beat, by the database's clock. */
 export const HEARTBEAT_MS = 5000;
@@ -80,17 +80,23 @@ async function recordKinds(db: Kysely<Database>, known: KnownMigrations, names: 
 }
 
 /**
- * An expand migration as the migrator runs it: PostgreSQL gives up on a table lock it cannot
- * take within EXPAND_LOCK_TIMEOUT rather than queue the requests behind it, and its kind is
- * recorded in its own transaction.
+ * A migration as the migrator runs it: on PostgreSQL an expand one gives up on a table lock
+ * it cannot take within EXPAND_LOCK_TIMEOUT rather than queue the requests behind it (for its
+ * transaction, or around it when it runs in none), and its kind is recorded with it.
  */
 export const EXPAND_LOCK_TIMEOUT = '5s';
 function recorded(known: KnownMigrations, name: string): Migration {
   const migration = known[name];
   return {
     async up(db) {
-      if (migration.kind === 'expand' && isPostgres(db)) await sql`select set_config('lock_timeout', ${EXPAND_LOCK_TIMEOUT}, true)`.execute(db);
-      await migration.up(db);
+      const limited = migration.kind === 'expand' && isPostgres(db);
+      const local = migration.transaction !== false;
+      if (limited) await sql`select set_config('lock_timeout', ${EXPAND_LOCK_TIMEOUT}, ${local})`.execute(db);
+      try {
+        await migration.up(db);
+      } finally {
+        if (limited && !local) await sql`reset lock_timeout`.execute(db);
+      }
       await recordKinds(db as Kysely<Database>, known, [name]);
     },
   };
@@ -111,10 +117,17 @@ export async function migrate(db: Kysely<Database>, options: { contract?: boolea
   await recordKinds(db, known, applied);
   const pending = Object.keys(known).filter((name) => !applied.includes(name));
   const run = applied.length === 0 || options.contract ? pending : pending.filter((name) => known[name].kind === 'expand');
-  const provided = Object.fromEntries([...applied, ...run].map((name) => [name, recorded(known, name)]));
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => provided }, allowUnorderedMigrations: true });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  // One at a time, each in a transaction of its own unless it runs in none. Kysely's migrator
+  // holds its session-level advisory lock across nodes for each run (PostgresAdapter, 0.28).
+  const done = [...applied];
+  for (const name of run) {
+    const provided = Object.fromEntries([...done, name].map((each) => [each, recorded(known, each)]));
+    const disableTransactions = known[name].transaction === false;
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => provided }, allowUnorderedMigrations: true, disableTransactions });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    done.push(name);
+  }
   return { applied: run, newer: [], waiting: pending.filter((name) => !run.includes(name)) };
 }
 

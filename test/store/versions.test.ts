@@ -6,6 +6,7 @@ import { openStore, StoreVersionError, type Store } from '../../src/store/db.js'
 import { LAST_MIGRATION, migrations, type MigrationKind } from '../../src/store/migrations/index.js';
 import type { Database } from '../../src/store/schema.js';
 import { nowMs } from '../../src/store/statements.js';
+import { indexOnExistingTable } from '../../src/store/migrations/helpers.js';
 import { migrate, olderNodesAlive, registerNode, type KnownMigrations } from '../../src/store/versions.js';
 import { assertContract, testConfig } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
@@ -94,6 +95,27 @@ t.test('a node applies pending expand migrations, before a contract one that wai
 
   const empty = await opened(t, await database(t), { migrate: false });
   t.strictSame(await migrate(empty.db, { known }), { applied: Object.keys(known), newer: [], waiting: [] }, 'an empty store gets every migration');
+});
+
+t.test('a migration that runs in no transaction builds an index on a table that holds rows, concurrently on PostgreSQL, and can run again', async (t) => {
+  const store = await opened(t, await database(t), { migrate: false });
+  const index = { ...made('expand', (db) => indexOnExistingTable(db, 'versions_rows_n_idx', 'versions_rows', ['n'])), transaction: false as const };
+  const known: KnownMigrations = {
+    '0001_rows': made('expand', async (db) => {
+      await db.schema.createTable('versions_rows').addColumn('n', 'integer').execute();
+      await db.insertInto('versions_rows').values(Array.from({ length: 100 }, (_, n) => ({ n }))).execute();
+    }),
+    '0002_index': index,
+  };
+  t.strictSame((await migrate(store.db, { known })).applied, ['0001_rows', '0002_index']);
+  const indexes = async () => (engine === 'postgres'
+    ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'versions_rows'`.execute(store.db)).rows
+    : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'versions_rows'`.execute(store.db)).rows
+  ).map((row) => row.name);
+  t.strictSame(await indexes(), ['versions_rows_n_idx']);
+  t.strictSame(await store.db.selectFrom('migration_kinds').select('kind').where('name', '=', '0002_index').execute(), [{ kind: 'expand' }]);
+  await index.up(store.db);
+  t.strictSame(await indexes(), ['versions_rows_n_idx'], 'run again, it changes nothing');
 });
 
 /** The database as a newer version leaves it: one more migration, of `kind`, recorded. */

@@ -44,3 +44,19 @@ export function parent(target: string): Column {
 export function count(name: string, defaultValue: number, min = 0): Column {
   return (col) => col.notNull().defaultTo(defaultValue).check(sql`${sql.ref(name)} >= ${sql.lit(min)}`);
 }
+
+/**
+ * An index on a table that already holds rows, for a migration with `transaction: false`:
+ * on PostgreSQL built concurrently, so writes go on meanwhile; a build that failed before
+ * (an invalid index) is dropped and made again. Safe to run again.
+ */
+export async function indexOnExistingTable(db: Kysely<any>, name: string, table: string, columns: string[]): Promise<void> {
+  const on = sql`${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})`;
+  if (!isPostgres(db)) {
+    await sql`create index if not exists ${sql.id(name)} on ${on}`.execute(db);
+    return;
+  }
+  const { rows } = await sql`select 1 from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name} and not i.indisvalid`.execute(db);
+  if (rows.length > 0) await sql`drop index concurrently if exists ${sql.id(name)}`.execute(db);
+  await sql`create index concurrently if not exists ${sql.id(name)} on ${on}`.execute(db);
+}

@@ -9,7 +9,14 @@ import { idempotencyKeys } from './0006_idempotency_keys.js';
 /** An expand migration adds (tables, nullable columns, indexes, defaults); a contract one removes or tightens. */
 export type MigrationKind = 'expand' | 'contract';
 
-const expand = (migration: Migration) => ({ ...migration, kind: 'expand' as MigrationKind });
+/**
+ * A migration with its kind. `transaction: false` runs it outside a transaction, which an
+ * index built concurrently on PostgreSQL needs (helpers.ts, indexOnExistingTable): its
+ * statements must then be safe to run again.
+ */
+export type KindedMigration = Migration & { kind: MigrationKind; transaction?: false };
+
+const expand = (migration: Migration): KindedMigration => ({ ...migration, kind: 'expand' });
 
 /**
  * Every migration this code knows, by name, with its kind (docs/operating.md, "Migrations: expand and contract").
@@ -18,7 +25,7 @@ const expand = (migration: Migration) => ({ ...migration, kind: 'expand' as Migr
  * rename or edit a released one. 0004 also re-encodes webhook secrets, keeping their bytes,
  * which older code reads the same: an expand migration too.
  */
-export const migrations: Readonly<Record<string, Migration & { kind: MigrationKind }>> = {
+export const migrations: Readonly<Record<string, KindedMigration>> = {
   '0001_initial': expand(initial),
   '0002_printout_name_order': expand(printoutNameOrder),
   '0003_mcp_usage_daily': expand(mcpUsageDaily),
