@@ -31,7 +31,9 @@ export async function generateReference({ bulk }: GenContext): Promise<void> {
 
 export async function generateCompanies(ctx: GenContext): Promise<void> {
   const { bulk, rng, now } = ctx;
-  let serviceId = 0, tagId = 0, resourceId = 0;
+  let serviceId = 0;
+  let tagId = 0;
+  let resourceId = 0;
   for (const [n, company] of ctx.companies.entries()) {
     await bulk.insert('companies', ['id', 'name', 'site_path', 'payment_provider_id', 'mcp_token_limit', 'created'],
       [company, `Company ${n}`, `company-${n}`, rng.int(1, 3), rng.chance(0.1) ? rng.int(10, 100) * 10_000 : null, iso(now - rng.int(30, 2000) * DAY)]);

@@ -80,7 +80,8 @@ function summarizeProfile(file: string, root: string, window?: { fromUs: number;
   const locate = locator(root);
   const functions = new Map<string, { name: string; location: string; us: number }>();
   const areas = new Map<string, number>();
-  let total = 0, idle = 0;
+  let total = 0;
+  let idle = 0;
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber, columnNumber } = byId.get(id)!.callFrame;
     const name = functionName || '(anonymous)';

@@ -52,7 +52,10 @@ async function startSink() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     exports,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
   };
 }
 

@@ -20,6 +20,7 @@ export function utf8Body(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
+// eslint-disable-next-line no-control-regex -- the Latin-1 range starts at U+0000
 const NON_LATIN1 = /[^\x00-\xff]/;
 
 /**

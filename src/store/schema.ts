@@ -60,6 +60,7 @@ export const BOOKKEEPING_TABLES = ['migration_kinds', 'store_nodes'] as const sa
  * out (a name that is no table fails the `satisfies` above).
  */
 type EveryTableListed<Unlisted extends never> = Unlisted;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- it exists to fail compiling
 type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number] | (typeof BOOKKEEPING_TABLES)[number]>>;
 
 /** Tables that writes through the API fill (the webhook outbox, the keys of retried writes), never an import or the demo data. */

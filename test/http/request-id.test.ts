@@ -94,7 +94,10 @@ t.test("what Node's HTTP parser refuses carries a fresh one", async (t) => {
 t.test('every log line of the request carries it, as reqId, in JSON and in readable lines', async (t) => {
   for (const pretty of [false, true]) {
     let text = '';
-    const capture = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+    const capture = new Writable({ write: (chunk, _encoding, done) => {
+    text += chunk.toString();
+    done();
+  } });
     const { app } = await buildLoggedApp(t, pretty ? await prettyLogStream(capture) : capture, { LOG_LEVEL: 'info' });
     const kept = await app.inject({ method: 'GET', url: '/categories?Take=1', headers: { 'x-request-id': 'log-me-1' } });
     assertContract('GET', '/categories?Take=1', kept);

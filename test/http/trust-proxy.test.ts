@@ -40,7 +40,10 @@ t.test('a hop count trusts that many proxies, and true every one', async (t) => 
 
 t.test("the logs show the client's address", async (t) => {
   let text = '';
-  const capture = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+  const capture = new Writable({ write: (chunk, _encoding, done) => {
+    text += chunk.toString();
+    done();
+  } });
   const { app } = await buildLoggedApp(t, capture, { LOG_LEVEL: 'info', TRUST_PROXY: '10.0.0.0/8' });
   const res = await app.inject({ method: 'GET', url: '/categories', remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'via-proxy' } });
   assertContract('GET', '/categories', res);

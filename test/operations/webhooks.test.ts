@@ -1,5 +1,5 @@
 import t from 'tap';
-import { COMPANY_A, COMPANY_B } from '../fixtures.js';
+import { COMPANY_B } from '../fixtures.js';
 import { CREATED, PUBLIC_URL, webhookData } from '../fixtures/webhooks.js';
 import { READ, SUPERADMIN, badRequest, buildTestApp, expectRefusal, expectRefused, snapshot, type CallOptions } from '../helper.js';
 import { WH1, endpoint, storedEndpoint, valid } from './webhooks-requests.js';

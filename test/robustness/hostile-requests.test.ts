@@ -56,7 +56,10 @@ t.test('an echoed value is cut to an excerpt', async (t) => {
 
 t.test('a malformed chunked body is a client error, never an error-level log line', async (t) => {
   let logs = '';
-  const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
+  const logStream = new Writable({ write: (chunk, _encoding, done) => {
+    logs += chunk.toString();
+    done();
+  } });
   // The default rate limit is on: it reads the client's address, which a connection that
   // is already gone no longer has. At `warn` nothing else reads the address first.
   const { app } = await buildLoggedApp(t, logStream, { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: 600 });

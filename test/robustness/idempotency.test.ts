@@ -68,7 +68,7 @@ interface Answer {
 async function send(url: string, init: RequestInit): Promise<Answer> {
   const res = await fetch(url, init);
   const text = await res.text();
-  let body: any = undefined;
+  let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

@@ -243,7 +243,10 @@ t.test(
     const relay = await cuttableRelay(new URL(TEST_REDIS_URL!));
     t.teardown(relay.cut);
     let text = '';
-    const capture = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+    const capture = new Writable({ write: (chunk, _encoding, done) => {
+    text += chunk.toString();
+    done();
+  } });
     const { app } = await buildLoggedApp(t, capture, { LOG_LEVEL: 'info', RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_MS: 60000, REDIS_URL: relay.url });
     const get = async () => {
       const started = Date.now();

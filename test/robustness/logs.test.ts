@@ -41,7 +41,10 @@ const tracedApp = (t: Test, logStream: Writable) => buildLoggedApp(t, logStream,
 
 t.test('the logs hold no credentials, secrets or personal data of requests', async (t) => {
   let logs = '';
-  const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
+  const logStream = new Writable({ write: (chunk, _encoding, done) => {
+    logs += chunk.toString();
+    done();
+  } });
   const { app, store } = await tracedApp(t, logStream);
   await loadDemoData(store);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -134,7 +137,10 @@ t.test('maskUrl keeps the path and the declared parameter names, never a value',
 
 t.test('a token sent under any query parameter name is never logged', async (t) => {
   let logs = '';
-  const logStream = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
+  const logStream = new Writable({ write: (chunk, _encoding, done) => {
+    logs += chunk.toString();
+    done();
+  } });
   const { app } = await tracedApp(t, logStream);
   const jwt = await token(DEMO_COMPANY_A);
   const names = ['jwt', 'auth', 'Authorization', 'bearer', 'apikey', 'api_key', 'key', 'sig', 'code', 'session', 'Take', 'format', jwt];

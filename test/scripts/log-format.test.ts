@@ -47,7 +47,10 @@ t.test('a LOG_FORMAT other than auto, json or pretty stops start-up naming the v
 
 t.test('readable logs are redacted as the JSON logs are: no credentials, no query values', async (t) => {
   let text = '';
-  const capture = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+  const capture = new Writable({ write: (chunk, _encoding, done) => {
+    text += chunk.toString();
+    done();
+  } });
   const database = await freshDatabase();
   const config = testConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
   const store = await openStore(config.DATABASE_URL);

@@ -93,7 +93,8 @@ const POSTGRES_TYPES: Record<Affinity, string[]> = {
 };
 
 // The PostgreSQL half of the suite adds this test; the SQLite catalogue is what the types are derived from.
-if (engine === 'postgres') t.test('PostgreSQL only: its columns have the types derived from SQLite, and every flag its 0/1 CHECK', async (t) => {
+if (engine === 'postgres') {
+  t.test('PostgreSQL only: its columns have the types derived from SQLite, and every flag its 0/1 CHECK', async (t) => {
   const store = await memoryStore(t);
   const { rows: columns } = await sql<{ table: string; column: string; type: string }>`
     select table_name as table, column_name as column, data_type as type from information_schema.columns where table_schema = current_schema()`.execute(store.db);
@@ -112,4 +113,5 @@ if (engine === 'postgres') t.test('PostgreSQL only: its columns have the types d
   }
   t.same(wrong, []);
   t.ok(flags.size > 20, `${flags.size} flags found`);
-});
+  });
+}

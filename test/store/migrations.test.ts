@@ -99,14 +99,16 @@ t.test('opening a migrated database again is idempotent and keeps its data', asy
 });
 
 // SQLite PRAGMAs: the SQLite half of the suite has this test; PostgreSQL enforces foreign keys always.
-if (engine === 'sqlite') t.test('SQLite only: a file database runs in WAL mode with foreign keys enforced', async (t) => {
+if (engine === 'sqlite') {
+  t.test('SQLite only: a file database runs in WAL mode with foreign keys enforced', async (t) => {
   const store = await openStore(await reopenable(t, 'pragmas'));
   t.teardown(() => store.close());
   const { rows: mode } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
   t.equal(mode[0].journal_mode, 'wal');
   const { rows: fk } = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(store.db);
   t.equal(fk[0].foreign_keys, 1);
-});
+  });
+}
 
 t.test('a database migrated by newer code refuses to open, naming the unknown migration', async (t) => {
   const url = await reopenable(t, 'newer');

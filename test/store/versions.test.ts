@@ -167,7 +167,8 @@ t.test('nodes record their version and a heartbeat; a stopped node is gone, an o
   t.strictSame((await store.db.selectFrom('store_nodes').select('id').orderBy('id').execute()).map((row) => row.id).sort(), [next.id, 'old-alive'].sort(), 'a registering node deletes the dead ones');
 });
 
-if (engine === 'postgres') t.test('PostgreSQL: an expand migration gives up on a lock it cannot take within its lock_timeout', async (t) => {
+if (engine === 'postgres') {
+  t.test('PostgreSQL: an expand migration gives up on a lock it cannot take within its lock_timeout', async (t) => {
   const url = await database(t);
   const store = await opened(t, url, { migrate: false });
   const blocker = await opened(t, url, { migrate: false });
@@ -186,4 +187,5 @@ if (engine === 'postgres') t.test('PostgreSQL: an expand migration gives up on a
   release();
   await held;
   t.strictSame((await migrate(store.db, { known })).applied, ['0002_b'], 'applied once the lock is free');
-});
+  });
+}

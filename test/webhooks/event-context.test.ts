@@ -15,7 +15,10 @@ import { A, DELIVERY_CONFIG, EVENT_TYPES, dataWithEndpoints, secretOfPath } from
 t.test("a write's X-Request-Id is on its delivery attempt's log line, and never sent", async (t) => {
   const receiver = await startReceiver(t, secretOfPath);
   let text = '';
-  const logStream = new Writable({ write: (chunk, _encoding, done) => ((text += chunk.toString()), done()) });
+  const logStream = new Writable({ write: (chunk, _encoding, done) => {
+    text += chunk.toString();
+    done();
+  } });
   const database = await freshDatabase();
   const store = await openStore(database.url);
   await importData(store, dataWithEndpoints(receiver.origin, [{ company: A, id: 'a-all', eventTypes: EVENT_TYPES }]));

@@ -1,6 +1,6 @@
 import { BOOKING_STATUS_NAMES, resourceTypeMemberErrors } from '../../domain/resources.js';
 import { collection, columns, entity, flag, insertRows, insertWithId, linkRows, notBefore, refsTo, refTo } from '../collection.js';
-import { dateTime, fromContract, guid, idList, listOf, narrow, nonNegative, object, oneOf, positive } from '../schema.js';
+import { fromContract, guid, idList, listOf, narrow, nonNegative, object, oneOf, positive } from '../schema.js';
 import { COLOR, customer, service } from './people.js';
 
 /** Resources, their time exceptions and bookings, and resource types. */

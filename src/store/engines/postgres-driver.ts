@@ -77,7 +77,6 @@ class PostgresConnection implements DatabaseConnection {
     };
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('The PostgreSQL store does not stream.');
   }

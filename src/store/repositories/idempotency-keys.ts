@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import { isPostgres, nowMs } from '../statements.js';
