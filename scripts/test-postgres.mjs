@@ -2,7 +2,7 @@
 // the server TEST_POSTGRES_URL names (handed to the tests as TEST_DATABASE_URL, which
 // test/test-store.ts reads). Without it, says so: the suite ran on SQLite only.
 // Tests whose subject no engine changes (ENGINE_FREE: the contract's text, the domain's rules,
-// the files a request runs, the docs page and the generated clients, which read the contract
+// the files a request runs, the length of comments, the docs page and the generated clients, which read the contract
 // and speak HTTP) ran in the SQLite half and are not run again.
 import { spawnSync } from 'node:child_process';
 
@@ -10,6 +10,7 @@ export const ENGINE_FREE = [
   'test/contract/!(examples).test.ts',
   'test/domain/**',
   'test/scripts/request-files.test.ts',
+  'test/scripts/comments.test.ts',
   'test/docs/**',
   'test/clients/**',
 ];

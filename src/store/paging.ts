@@ -121,22 +121,12 @@ export interface PagedQuery<DB, TB extends keyof DB, F extends object, Row> {
 const orderingKey = (orderings: Ordering[]) => orderings.map((o) => `${o.column} ${o.direction} ${o.nulls ?? ''}`).join(',');
 
 /**
- * Pages of a filtered query, each read in one statement: the rows of the page (LIMIT/OFFSET)
- * in the requested order with `tiebreak` last, so pages are stable, each carrying the
- * filter's total (a `count(*)` subquery of the same filter). A page with no rows carries no
- * total: past the end (or Take=0) a COUNT answers it, a second statement only then. The
- * ordering is checked before anything runs. `from` must not join one-to-many tables (filter
- * them with `exists`), or the total would count duplicates.
- *
- * The statements are prepared queries (prepared.ts), one per shape of the filter and
- * ordering asked for, so a page only binds the filter's values and its window.
- *
- * Text orders by code point on both engines, which needs the database's collation to be
- * C: SQLite's default BINARY collation is code-point order, while PostgreSQL orders text
- * by the database's collation (`C` or `C.UTF-8`, as `initdb --locale=C.UTF-8` or `CREATE
- * DATABASE … LC_COLLATE 'C.UTF-8'` gives; the test cluster is made so). Under a language
- * collation (en_US.UTF-8) PostgreSQL would put `b` before `C` and answer pages in an order
- * SQLite never does.
+ * Pages of a filtered query, each one prepared statement (prepared.ts): the page's rows
+ * (LIMIT/OFFSET) in the requested order, `tiebreak` last so pages are stable, each carrying
+ * the filter's total (a `count(*)` subquery). An empty page (past the end, Take=0) gets its
+ * total from a COUNT of its own. `from` must not join one-to-many tables (filter them with
+ * `exists`), or the total would count duplicates. Text orders by code point, as on SQLite,
+ * only where PostgreSQL's collation is C (README, "Running on PostgreSQL", "Collation").
  */
 export function preparedPages<DB, TB extends keyof DB, F extends object, Row>(spec: PagedQuery<DB, TB, F, Row>) {
   const shapeOf = spec.shape ?? (() => '');

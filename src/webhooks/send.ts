@@ -103,11 +103,9 @@ function onStop(signal: AbortSignal, stop: () => void): () => void {
  * goes to the very address that was checked (a `lookup` that answers only it), so a DNS
  * answer cannot change between the check and the connect; TLS still verifies the name.
  * Redirects are not followed (an answer is an answer); at most MAX_RESPONSE_BYTES are
- * read. Never throws: a failure is a result with `error`.
- *
- * The time-out is one timer, cleared when the attempt ends, and a stop an entry in onStop:
- * an attempt is made per delivery, and AbortSignal.timeout, AbortSignal.any and a listener
- * per attempt cost more than the rest of the sender (their timers outlived the attempt).
+ * read. Never throws: a failure is a result with `error`. The time-out is one timer cleared
+ * as the attempt ends, a stop an entry in onStop: AbortSignal.timeout and .any per attempt
+ * cost more than the rest of the sender.
  */
 export function send(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendResult> {
   return new Promise((resolve) => {

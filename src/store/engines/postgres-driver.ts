@@ -5,15 +5,12 @@ import { tracing } from '../../tracing.js';
 import { isPreparedQuery } from '../prepared.js';
 
 /**
- * Kysely's PostgreSQL dialect with a driver that runs every prepared query (store/prepared.ts)
- * as a named prepared statement: each connection has the server parse and plan it once, and
- * afterwards sends only its values. `named: false` sends every query unnamed, for poolers
- * that hand a session's statements to other clients (PgBouncer in transaction mode).
- *
- * A migration that changes a table's columns invalidates the plans of statements that read
- * it whole: the server answers "cached plan must not change result type" (0A000). The
- * connection is then given up when released, so its statements are parsed afresh on a new
- * one, and a statement outside a transaction is run again unnamed at once.
+ * Kysely's PostgreSQL dialect, whose driver runs each prepared query (store/prepared.ts) as a
+ * named statement, parsed and planned once per connection; `named: false` sends every query
+ * unnamed, for poolers that share sessions (PgBouncer in transaction mode). A migration that
+ * changes a table's columns makes a plan that read it whole fail (0A000, "cached plan must not
+ * change result type"): the connection is dropped when released, and a statement outside a
+ * transaction is run again at once, unnamed.
  */
 export function postgresDialect(pool: pg.Pool, options: { named: boolean }): Dialect {
   return {

@@ -3,23 +3,12 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { companyId, count, generatedId } from './helpers.js';
 
 /**
- * Webhook deliveries (docs/decisions.md, "Events and deliveries"): the outbox that writes fill in the transaction
- * of the write, and the attempts the delivery workers make.
- *
- * - `webhook_deliveries`: one row per event and endpoint it goes to. `message_id` is the
- *   event's `webhook-id`, the same for every endpoint and every retry; `payload` the exact
- *   body that is signed and sent. `status` is pending until a 2xx (succeeded) or until the
- *   retries run out, a 410 or a disabled endpoint end it (failed). `next_attempt_at` says
- *   when a worker may take it; a worker that takes it sets `lease_expires_at` (and its
- *   `lease_owner`), so no other node takes it meanwhile, and a node that died holding it
- *   gives it up when the lease runs out.
- * - `webhook_attempts`: every attempt, as it went.
- *
- * Also: endpoint secrets become what Standard Webhooks verifies, `whsec_` + standard
- * base64. Secrets were written as `whsec_` + base64url (no padding), which the reference
- * libraries refuse whenever `-` or `_` occurs. The key bytes are kept (a receiver already
- * configured with them keeps verifying once its library can read the new spelling); a
- * secret whose bytes are not 24 to 64 long is replaced by a new one of 32 random bytes.
+ * Webhook deliveries (docs/decisions.md, "Events and deliveries"; each column in "Storage
+ * conventions and column meanings"): the outbox a write fills in its transaction, and every
+ * attempt of the delivery workers. Also re-encodes endpoint secrets as Standard Webhooks
+ * verifies them, `whsec_` + standard base64: base64url, as they were, is refused by the
+ * reference libraries when `-` or `_` occurs. Their bytes are kept; a secret not 24 to 64
+ * bytes long is replaced by 32 random bytes.
  */
 export const webhookDeliveries: Migration = {
   async up(db) {
