@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { generateSign, type SignGenerator } from './domain/rebate-code-sign.js';
 import { addServerFormats, serverAjvOptions } from './http/ajv.js';
+import { compilersFactory } from './http/compilers.js';
 import { logRedaction } from './http/log-redaction.js';
 import { parseQueryString, rewriteUrl } from './http/reading.js';
 import { docsPlugin } from './plugins/docs.js';
@@ -105,6 +106,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER },
     ajv: { customOptions: serverAjvOptions, onCreate: addServerFormats },
+    schemaController: { compilersFactory },
     // Fastify's own summary joins every Ajv message into one string; the error plugin
     // answers from the errors themselves (validation-errors.ts), so the summary stays short.
     schemaErrorFormatter: (errors, dataVar) => new Error(`The ${dataVar} is invalid (${errors.length} errors).`),

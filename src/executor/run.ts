@@ -63,6 +63,23 @@ interface Prepared {
 }
 
 /**
+ * Each operation's fields and validators, made on its first call and kept for the process:
+ * every app of the process serves the same contract (a test process builds hundreds).
+ */
+let ajv: ReturnType<typeof createServerAjv> | undefined;
+const prepared = new Map<string, Prepared>();
+function prepare(facts: OperationFacts): Prepared {
+  ajv ??= createServerAjv();
+  const compile = ajv.compile.bind(ajv);
+  // Judged in Fastify's order (the path, the body, the query string): the first refused part is the refusal.
+  const parts = [['params', 'params', facts.params], ['body', 'body', facts.body], ['query', 'querystring', facts.query]] as const;
+  const validators = parts.flatMap(([part, name, schema]) => (schema ? [[part, name, compile(schema)] as Prepared['validators'][number]] : []));
+  const made = { fields: requestFields(facts), validators };
+  prepared.set(facts.operationId, made);
+  return made;
+}
+
+/**
  * The one way to run an operation, for HTTP and MCP alike: the contract's facts of the
  * operation decide the steps, in the order the product decisions give (docs/decisions.md,
  * "One way to run an operation"). Refusals are thrown (ApiError, Refusal); each transport
@@ -71,16 +88,6 @@ interface Prepared {
 export const executorPlugin = fp(
   async (app: FastifyInstance) => {
     const { config } = app;
-    const ajv = createServerAjv();
-    const prepared = new Map<string, Prepared>();
-    const prepare = (facts: OperationFacts): Prepared => {
-      // Judged in Fastify's order (the path, the body, the query string): the first refused part is the refusal.
-      const parts = [['params', 'params', facts.params], ['body', 'body', facts.body], ['query', 'querystring', facts.query]] as const;
-      const validators = parts.flatMap(([part, name, schema]) => (schema ? [[part, name, ajv.compile(schema)] as Prepared['validators'][number]] : []));
-      const made = { fields: requestFields(facts), validators };
-      prepared.set(facts.operationId, made);
-      return made;
-    };
     const limits = {
       // The address's: the plugin's global limit, whose counts HTTP requests share.
       address: config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined,
