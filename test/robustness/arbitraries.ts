@@ -5,21 +5,12 @@ import type { JsonSchema } from '../contract-operations.js';
 import { addServerFormats } from '../../src/http/string-formats.js';
 
 /**
- * fast-check arbitraries derived from the contract's (dereferenced) JSON schemas.
- *
- * - `validValue(schema)`: values the schema accepts — type, format (uuid, date-time, email,
- *   uri, int16/int32/int64/double), pattern, enum, minimum/maximum, minLength/maxLength,
- *   minItems/maxItems, required — with boundary values and, through `real`, values of the
- *   fixture data mixed in (so that ids hit real rows).
- * - `invalidValue(schema)`: values that break one rule of the schema: a wrong type, null
- *   where not nullable, out of range, too short or long (up to 100k characters), a bad
- *   format or pattern, a value outside the enum, too few or many items, a missing
- *   required member.
- * - `junk`: anything odd — lone surrogates, emoji, RTL and zero-width text, NUL, huge
- *   strings, deeply nested arrays and objects, prototype-polluting keys.
- *
- * Every generated "valid" scalar is checked with Ajv (the server's validator, with the
- * same formats), so a generator bug shows as a filtered value rather than a false claim.
+ * fast-check arbitraries from the contract's dereferenced JSON schemas: `validValue(schema)`,
+ * what the schema accepts (every keyword it uses, boundary values, ids of the fixture data
+ * through `real`); `invalidValue(schema)`, a value that breaks one of its rules; `junk`,
+ * anything odd (lone surrogates, RTL and zero-width text, NUL, huge strings, deep nesting,
+ * prototype-polluting keys). Every "valid" scalar is checked with the server's Ajv, so a
+ * generator bug shows as a filtered value rather than a false claim.
  */
 
 export type Schema = JsonSchema & {

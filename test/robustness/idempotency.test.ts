@@ -8,17 +8,12 @@ import { engine } from '../test-store.js';
 import { dataWithEndpoints } from '../webhooks/setup.js';
 import { otherSessionsEnded, prepareDatabase, serverDatabase, startServer, type ServerProcess } from './server-process.js';
 
-// Retried writes (docs/decisions.md, "Retried writes"; the Idempotency-Key header) where they
-// are hardest to keep: many copies of one keyed write at once on two nodes sharing one
-// database, and a node SIGKILLed while keyed writes stream in. Both run on the engine under
-// test (../test-store.ts): two server processes on one SQLite file (WAL), or on one fresh
-// PostgreSQL database. The rules under test:
-// - one key, one run: the first use claims the key in the write's transaction; a copy sent
-//   meanwhile waits for it and replays its answer, or is refused 409 IdempotencyKeyInUse with
-//   Retry-After: 1; never a second run (no second change, no second webhook event), never a 5xx;
-// - a copy sent after the answer replays it (same status, same body, Idempotent-Replayed: true);
-// - a crash before the commit leaves neither the key nor the change: the retry runs afresh;
-//   a crash after it leaves both: the retry replays what the client may never have read.
+// Retried writes (docs/decisions.md, "Retried writes") where they are hardest to keep: many
+// copies of one keyed write at once on two server processes sharing one database of the
+// engine under test, and a node SIGKILLed while keyed writes stream in. One key, one run: a
+// copy sent meanwhile replays the first answer or is refused 409 with Retry-After: 1, never
+// runs twice, never gets a 5xx; a copy sent later replays the answer. A crash before the
+// commit leaves neither key nor change; after it, both, and the retry replays.
 
 const A = DEMO_COMPANY_A;
 const CARD = { id: 9201, sign: 'IDEM-VALUE-100' };
