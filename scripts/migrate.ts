@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openStore, StoreConfigError, StoreVersionError } from '../src/store/db.js';
-import { olderNodesAlive } from '../src/store/versions.js';
+import { OlderNodesAlive } from '../src/store/versions.js';
 
 function fail(message: string): never {
   console.error(message);
@@ -34,31 +34,12 @@ async function applied(databaseUrl: string, options: { migrate: boolean; contrac
   }
 }
 
-/** --contract removes what older code may still read: not while a node of an older version is alive. */
-async function refuseWhileOlderNodesRun(databaseUrl: string): Promise<void> {
-  const store = await openStore(databaseUrl, { migrate: false });
-  try {
-    const tables = await store.db.introspection.getTables();
-    if (!tables.some((table) => table.name === 'store_nodes')) return;
-    const older = await olderNodesAlive(store.db);
-    if (older.length > 0) {
-      fail(
-        `Refused: ${older.length} node(s) of an older version are alive, and a contract migration may remove what they read: ` +
-          `${older.map((node) => `${node.id} (version ${node.version})`).join(', ')}. Replace them first.`,
-      );
-    }
-  } finally {
-    await store.close();
-  }
-}
-
 /** DATABASE_URL without its password, for the message. */
 const shown = (url: string) => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
 
 try {
   const config = loadConfig();
   const before = await applied(config.DATABASE_URL, { migrate: false });
-  if (contract) await refuseWhileOlderNodesRun(config.DATABASE_URL);
   const after = await applied(config.DATABASE_URL, { migrate: true, contract });
   // Applied during this run: by it, or by a node or another run that took the lock first.
   const added = after.filter((name) => !before.includes(name));
@@ -69,6 +50,6 @@ try {
       : `${where} is up to date (${after.length} migration(s), the last ${after.at(-1)}).`,
   );
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof StoreConfigError || err instanceof StoreVersionError) fail(err.message);
+  if (err instanceof ConfigError || err instanceof StoreConfigError || err instanceof StoreVersionError || err instanceof OlderNodesAlive) fail(err.message);
   fail(`migrate failed: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
+import { ApiError } from './errors.js';
 
 /**
  * The balancer's probes (docs/operating.md, "Probes"): `/health`, liveness (the process and
@@ -23,10 +24,10 @@ export interface ProbeAnswer {
   body: string;
 }
 
-const unavailable = (message: string): ProbeAnswer => ({
-  status: 503,
-  body: JSON.stringify({ ResponseStatus: { ErrorCode: 'ServiceUnavailable', Message: message, Errors: [] } }),
-});
+/** A refusal's body, the API's one error shape. */
+const refusal = (error: ApiError) => JSON.stringify({ ResponseStatus: error.toResponseStatus() });
+
+const unavailable = (message: string): ProbeAnswer => ({ status: 503, body: refusal(new ApiError(503, 'ServiceUnavailable', message)) });
 
 const NOT_SERVING: Record<Exclude<Phase, 'serving'>, string> = {
   starting: 'The node is starting.',
@@ -80,8 +81,10 @@ export async function listenForProbes(readiness: Readiness, port: number, host: 
     const path = (req.url ?? '').split('?')[0];
     const probe = Object.hasOwn(PROBES, path) ? PROBES[path] : undefined;
     if (!probe || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      const message = probe ? `${req.method} is not allowed on ${path}; use GET.` : `HEALTH_PORT serves /health and /ready only, not ${path}.`;
-      answer(res, probe ? 405 : 404, JSON.stringify({ ResponseStatus: { ErrorCode: probe ? 'MethodNotAllowed' : 'NotFound', Message: message, Errors: [] } }));
+      const refused = probe
+        ? new ApiError(405, 'MethodNotAllowed', `${req.method} is not allowed on ${path}; use GET.`)
+        : new ApiError(404, 'NotFound', `HEALTH_PORT serves /health and /ready only, not ${path}.`);
+      answer(res, refused.statusCode, refusal(refused));
       return;
     }
     probe(readiness, log).then(

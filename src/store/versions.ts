@@ -24,6 +24,17 @@ export class StoreVersionError extends Error {
   }
 }
 
+/** `--contract` while a node of an older version beats: what it removes, that node may still read. */
+export class OlderNodesAlive extends Error {
+  constructor(readonly nodes: Array<{ id: string; version: string }>) {
+    super(
+      `Refused: ${nodes.length} node(s) of an older version are alive, and a contract migration may remove what they read: ` +
+        `${nodes.map((node) => `${node.id} (version ${node.version})`).join(', ')}. Replace them first.`,
+    );
+    this.name = 'OlderNodesAlive';
+  }
+}
+
 /** What opening the store found: migrations it applied, newer ones it runs beside, contract ones left. */
 export interface SchemaState {
   applied: string[];
@@ -115,6 +126,11 @@ export async function migrate(db: Kysely<Database>, options: { contract?: boolea
   const unknown = applied.filter((name) => !Object.hasOwn(known, name));
   if (unknown.length > 0) return olderNode(db, known, applied, unknown);
   await recordKinds(db, known, applied);
+  // Checked under the migrations' lock, which a starting node of any version holds as it opens the store.
+  if (options.contract) {
+    const older = await olderNodesAlive(db, Object.keys(known).at(-1));
+    if (older.length > 0) throw new OlderNodesAlive(older);
+  }
   const pending = Object.keys(known).filter((name) => !applied.includes(name));
   const run = applied.length === 0 || options.contract ? pending : pending.filter((name) => known[name].kind === 'expand');
   // One at a time, each in a transaction of its own unless it runs in none. Kysely's migrator
