@@ -6,7 +6,7 @@
 // (parameters, enum values, format, pattern, nullable) and judges every body change by the
 // rule of docs/decisions.md, "Contract compatibility". Breaking changes fail (exit 1) unless the
 // working contract's major version is above the released one's; the other differences are
-// listed and pass. README, "Releasing".
+// listed and pass. docs/contract.md, "Releasing".
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,4 +1,4 @@
-// `npm run import -- <file.json>`: loads a data file (README, "Importing data") into the store
+// `npm run import -- <file.json>`: loads a data file (docs/importing.md) into the store
 // named by DATABASE_URL. All or nothing: any bad record is reported on stderr, naming its
 // collection, index and field, and nothing is written.
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // `npm run migrate [-- --contract]`: applies the migrations to the database named by
-// DATABASE_URL and exits (README, "Set-up"): on an empty database all of them, else the expand
+// DATABASE_URL and exits (docs/operating.md, "Migrations: expand and contract"): on an empty database all of them, else the expand
 // ones; with --contract the contract ones too, refused while a node of an older version is
 // alive (docs/operating.md, "Migrations: expand and contract"). `npm start` migrates as it does without --contract,
 // under the same lock, so any number of them may run at once. A database whose newer

@@ -36,7 +36,7 @@ if (builtAt() < Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfi
 
 // The server runs in a session of its own (detached), so a Ctrl-C in the terminal reaches this
 // launcher only, which passes each signal on once: the server closes gracefully on the first
-// and at once on a second (README, "Stopping"), as when it ran in this process.
+// and at once on a second (docs/operating.md, "Stopping"), as when it ran in this process.
 const server = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/server.js')], { stdio: 'inherit', detached: true });
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const forward = (signal) => server.kill(signal);

@@ -17,7 +17,7 @@ export const ENGINE_FREE = [
 
 const server = process.env.TEST_POSTGRES_URL;
 if (!server) {
-  console.log('TEST_POSTGRES_URL is not set: the suite ran on SQLite only (README, "Tests", says how to add PostgreSQL).');
+  console.log('TEST_POSTGRES_URL is not set: the suite ran on SQLite only (docs/testing.md says how to add PostgreSQL).');
   process.exit(0);
 }
 console.log(`The suite again, on PostgreSQL at ${new URL(server).host} ...`);

@@ -1,11 +1,12 @@
 // `npm run test:two-versions [-- --old <commit>]`: two versions of the service on one
-// PostgreSQL database under steady reads and writes (docs/operating.md, "Deploying"). The old
-// build (e1ec3bf by default, which predates the keys of retried writes and the bookkeeping of
-// versions) is cloned into a temporary directory and installed there. It serves while the
-// current build starts and applies its migrations, and both serve; then the current build
-// restarts as an older node over an expand migration it does not know (made here) and serves
-// again. Nothing that should succeed fails, and every acknowledged write is in the database.
-// PostgreSQL comes from --postgres, else TEST_POSTGRES_URL.
+// PostgreSQL database under steady reads and writes (docs/operating.md, "Deploying a new
+// version with no downtime"). The old build (e1ec3bf by default, which predates the keys of
+// retried writes and the bookkeeping of versions) is cloned into a temporary directory and
+// installed there. It serves while the current build starts and applies its migrations, and
+// both serve; then the current build restarts as an older node over an expand migration it
+// does not know (made here) and serves again. Nothing that should succeed fails, and every
+// acknowledged write is in the database. PostgreSQL comes from --postgres, else
+// TEST_POSTGRES_URL.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';

@@ -62,7 +62,7 @@ export function requestId(req: IncomingMessage): string {
  * A hop count as Fastify's trustProxy: the nearest `hops` addresses (the connection's peer,
  * then X-Forwarded-For from the right) are proxies, whatever they are. Fastify 5.12 no
  * longer takes a number, since it trusts a client that reaches the node directly too; the
- * README says so, and to give the balancer's addresses where they are known.
+ * docs/postgresql.md says so, and to give the balancer's addresses where they are known.
  */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 

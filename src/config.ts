@@ -113,6 +113,9 @@ const schema = {
   },
 } as const;
 
+/** Every variable the server reads, by name (docs/configuration.md has a row for each). */
+export const CONFIG_KEYS = Object.keys(schema.properties) as Array<keyof Config>;
+
 export class ConfigError extends Error {}
 
 /**

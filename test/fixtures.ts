@@ -1,5 +1,5 @@
 /**
- * The ids the tests share, and a small data file (README, "Importing data") for the HTTP tests.
+ * The ids the tests share, and a small data file (docs/importing.md) for the HTTP tests.
  * Tests on the demo data use its own ids (DEMO_COMPANY_A/B of src/store/demo-data.js).
  */
 

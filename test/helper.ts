@@ -161,7 +161,7 @@ export interface TestApp {
 
 /**
  * Builds the app on a fresh store of the engine under test (test-store.ts), optionally loaded with a data file
- * (README, "Importing data"), and closes both when the test ends. `as` and `company` are the
+ * (docs/importing.md), and closes both when the test ends. `as` and `company` are the
  * default caller of `call`: the write role of company A unless given.
  */
 export async function buildTestApp(

@@ -12,7 +12,7 @@ import { checkItem } from './validate.js';
 export { COLLECTION_NAMES, formatIssue, type CollectionName, type ImportIssue };
 
 /**
- * Loads an import data file (README, "Importing data") into the store, all or nothing: the
+ * Loads an import data file (docs/importing.md) into the store, all or nothing: the
  * whole file is checked as requests are (validate.ts, the domain's rules, references) and
  * every problem collected; only a file without any is written, in one transaction
  * (docs/decisions.md, "The data-file import").

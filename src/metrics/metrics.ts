@@ -155,7 +155,7 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
 
 /**
  * The gauges read when Prometheus scrapes. The outbox's are database-wide: every node answers
- * the same figures (README: query them with max()). The pool's exist on PostgreSQL alone.
+ * the same figures (docs/operating.md: query them with max()). The pool's exist on PostgreSQL alone.
  */
 function scrapedGauges(registry: Registry, pooled: boolean) {
   const registers = [registry];

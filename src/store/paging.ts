@@ -126,7 +126,7 @@ const orderingKey = (orderings: Ordering[]) => orderings.map((o) => `${o.column}
  * the filter's total (a `count(*)` subquery). An empty page (past the end, Take=0) gets its
  * total from a COUNT of its own. `from` must not join one-to-many tables (filter them with
  * `exists`), or the total would count duplicates. Text orders by code point, as on SQLite,
- * only where PostgreSQL's collation is C (README, "Running on PostgreSQL", "Collation").
+ * only where PostgreSQL's collation is C (docs/postgresql.md, "Collation").
  */
 export function preparedPages<DB, TB extends keyof DB, F extends object, Row>(spec: PagedQuery<DB, TB, F, Row>) {
   const shapeOf = spec.shape ?? (() => '');

@@ -1,4 +1,4 @@
-// `npm run check:compat` (README, "Releasing"): a change that breaks clients generated from the
+// `npm run check:compat` (docs/contract.md, "Releasing"): a change that breaks clients generated from the
 // released contract fails the check unless the major version was raised; other changes pass.
 // Each case compares two temporary copies of the working contract, one of them changed.
 

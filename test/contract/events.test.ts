@@ -50,8 +50,10 @@ t.test('the Webhooks tag has one row per event: its operation and the schema of 
   }
 });
 
-t.test('the README links to the catalogue rather than copying it', async (t) => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const copied = readme.split('\n').filter((line) => catalogue.some((type) => line.trim().startsWith(`| \`${type}\``)));
-  t.strictSame(copied, [], 'no table row of an event type');
+t.test('README and docs/webhooks.md link to the catalogue rather than copying it', async (t) => {
+  for (const file of ['README.md', 'docs/webhooks.md']) {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+    const copied = text.split('\n').filter((line) => catalogue.some((type) => line.trim().startsWith(`| \`${type}\``)));
+    t.strictSame(copied, [], `${file}: no table row of an event type`);
+  }
 });

@@ -5,7 +5,7 @@ import { COMPANY_A } from '../fixtures.js';
 import { queryData } from '../fixtures/queries.js';
 import { READ, buildTestApp, token } from '../helper.js';
 
-// Swagger UI at /docs works wherever the server runs (README, "Reading the contract"). A real
+// Swagger UI at /docs works wherever the server runs (docs/contract.md). A real
 // browser opens the page of a server on a random port of 127.0.0.1, by that address and by a
 // host name, authorizes with a bearer token and runs an operation with "Try it out" and
 // "Execute".

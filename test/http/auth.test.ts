@@ -196,7 +196,7 @@ t.test('GetRebateCodeBySign may name any company', async (t) => {
   t.not(res.statusCode, 403);
 });
 
-// ---- where the HS256 secret comes from (README, "Configuration", AUTH_JWT_SECRET) ----
+// ---- where the HS256 secret comes from (docs/configuration.md, AUTH_JWT_SECRET) ----
 
 const POSTGRES = 'postgres://booking@127.0.0.1:5432/booking';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { buildTestApp } from '../helper.js';
 
-// The contract and its documentation are served (README, "Reading the contract").
+// The contract and its documentation are served (docs/contract.md).
 
 t.test('GET /openapi.json serves the contract as JSON', async (t) => {
   const api = await buildTestApp(t);

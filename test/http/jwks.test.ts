@@ -6,7 +6,7 @@ import { COMPANY_A, baseData } from '../fixtures.js';
 import { TEST_SECRET, WRITE, buildTestApp } from '../helper.js';
 
 // Identity-provider tokens (RS256/ES256) verified through a JWKS URL (docs/decisions.md,
-// "Credentials, roles and companies"; README, "Configuration").
+// "Credentials, roles and companies"; docs/configuration.md).
 
 t.test('tokens of an identity provider are verified through its JWKS', async (t) => {
   const rsa = await generateKeyPair('RS256');

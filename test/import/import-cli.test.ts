@@ -7,7 +7,7 @@ import { demoData } from '../../src/store/demo-data.js';
 import { freshDatabase } from '../test-store.js';
 import { rowCounts } from '../store/store-helper.js';
 
-// README, "Importing data": `npm run import -- <file.json>`, all or nothing, into the store
+// docs/importing.md: `npm run import -- <file.json>`, all or nothing, into the store
 // DATABASE_URL names: an SQLite file, or a fresh PostgreSQL database (../test-store.ts).
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@ import { COMPANY_A as A, COMPANY_B as B } from '../fixtures.js';
 import { snapshot } from '../snapshot.js';
 import { memoryStore, rowCounts } from '../store/store-helper.js';
 
-// The import data file (README, "Importing data"; src/import/import.ts).
+// The import data file (docs/importing.md; src/import/import.ts).
 
 /** A secret as Standard Webhooks spells it: whsec_ + standard base64 of 31 bytes. */
 const GIVEN_SECRET = 'whsec_Z2l2ZW4tc2VjcmV0LWdpdmVuLXNlY3JldC1naXZlbg==';

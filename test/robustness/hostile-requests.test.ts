@@ -7,7 +7,7 @@ import { buildLoggedApp, buildTestApp, expectRefusal, expectRefused, rawExchange
 
 // What a hostile client sends, and what it must never get: an answer much larger than its
 // request, an error-level log line, altered text stored, or a caller without a company let
-// through (SECURITY.md, "Hostile requests").
+// through (SECURITY.md, "Hostile requests get small, correct refusals").
 
 const data = buildDemoData();
 const ENDPOINT = `/webhook/endpoints/wh_bookings?CompanyId=${DEMO_COMPANY_A}`;

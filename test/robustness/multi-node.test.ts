@@ -13,7 +13,7 @@ import { startServer, tempDatabase, type ServerProcess } from './server-process.
 // a fresh PostgreSQL database, the deployment that section is about; without it, one SQLite
 // file (WAL), on which the same scenarios hold for processes on one machine. With
 // TEST_REDIS_URL the nodes count rate limits together in Redis; without it, each counts
-// alone, as documented (README, "Running on PostgreSQL").
+// alone, as documented (docs/postgresql.md).
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 const RACE_CARD = { id: 9101, sign: 'NODES-VALUE-100' };

@@ -134,7 +134,7 @@ export async function serverDatabase(prefix?: string): Promise<{ url: string; pa
   return { url: file.url, path: file.path, cleanup: async () => file.cleanup() };
 }
 
-/** Creates (migrates) the database file, loads a data file (README, "Importing data") into it, closes it. */
+/** Creates (migrates) the database file, loads a data file (docs/importing.md) into it, closes it. */
 export async function prepareDatabase(databaseUrl: string, data: unknown): Promise<void> {
   const store = await openStore(databaseUrl);
   try {

@@ -9,7 +9,7 @@ import { migrations } from '../../src/store/migrations/index.js';
 import { nowMs } from '../../src/store/statements.js';
 import { engine, freshDatabase } from '../test-store.js';
 
-// `npm run migrate` applies the migrations to DATABASE_URL and exits (README, "Set-up");
+// `npm run migrate` applies the migrations to DATABASE_URL and exits (docs/operating.md, "Migrations: expand and contract");
 // deployments run it before starting nodes, and several may run at once (docs/decisions.md,
 // "Engines": migrations run under a lock).
 

@@ -7,7 +7,7 @@ import t from 'tap';
 import { DEMO_COMPANY_A, DEMO_IDS } from '../../src/store/demo-data.js';
 import { serverCommand, startServer } from '../robustness/server-process.js';
 
-// The commands of README's "Set-up" and "Credentials", run as a user runs them: the server
+// The commands of README's "Set-up" and docs/api.md's "Credentials", run as a user runs them: the server
 // as a process on a real socket, and `npm run token`.
 
 const root = new URL('../../', import.meta.url).pathname;

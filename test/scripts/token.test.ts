@@ -7,7 +7,7 @@ import { serverCommand, startServer } from '../robustness/server-process.js';
 import { engine, freshDatabase } from '../test-store.js';
 import { unreachablePostgres } from './unreachable-postgres.js';
 
-// README, "Configuration", AUTH_JWT_SECRET: on PostgreSQL the secret (or AUTH_JWKS_URL) is
+// docs/configuration.md, AUTH_JWT_SECRET: on PostgreSQL the secret (or AUTH_JWKS_URL) is
 // required, start-up says so, and `npm run token` signs with the same AUTH_JWT_SECRET.
 
 const root = new URL('../../', import.meta.url).pathname;

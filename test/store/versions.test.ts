@@ -11,7 +11,8 @@ import { migrate, olderNodesAlive, registerNode, type KnownMigrations } from '..
 import { assertContract, testConfig } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
 
-// Expand and contract migrations, and nodes of two versions (docs/operating.md, "Deploying").
+// Expand and contract migrations, and nodes of two versions (docs/operating.md, "Deploying a
+// new version with no downtime").
 
 let files = 0;
 /** A database of the engine under test that nothing has migrated (SQLite: a file, so that it can be reopened). */
