@@ -1,9 +1,10 @@
 // The PostgreSQL half of `npm test`: the tap suite again, each test on its own database of
 // the server TEST_POSTGRES_URL names (handed to the tests as TEST_DATABASE_URL, which
 // test/test-store.ts reads). Without it, says so: the suite ran on SQLite only.
-// Tests whose subject no engine changes (ENGINE_FREE: the contract's text, the domain's rules,
-// the files a request runs, the length of comments, the docs page and the generated clients, which read the contract
-// and speak HTTP) ran in the SQLite half and are not run again.
+// Tests whose subject no engine changes ran in the SQLite half and are not run again
+// (ENGINE_FREE): the contract's text, the domain's rules, the files a request runs, comments,
+// the docs and the generated clients, and what is settled before a request reaches the
+// store: tokens and their cache, request ids, proxies, the MCP tool list, the log format.
 import { spawnSync } from 'node:child_process';
 
 export const ENGINE_FREE = [
@@ -13,6 +14,9 @@ export const ENGINE_FREE = [
   'test/scripts/comments.test.ts',
   'test/docs/**',
   'test/clients/**',
+  'test/http/+(jwks|request-id|trust-proxy|verified-tokens).test.ts',
+  'test/mcp/tools.test.ts',
+  'test/scripts/+(log-format|token-npm).test.ts',
 ];
 
 const server = process.env.TEST_POSTGRES_URL;

@@ -63,7 +63,7 @@ export type RefusalKind = 'validation' | 'notFound' | 'conflict';
 /**
  * An Error that takes no stack trace: a refusal is an answer to the request, not a fault of the
  * server, and nothing logs where it was thrown, while V8 walks the stack for every Error it
- * makes (6% of a refused DeleteResource under load, bench/results.md).
+ * makes, a share of a refused request that the bench shows (bench/results.md).
  */
 export class Answered extends Error {
   constructor(message: string) {
