@@ -1,9 +1,10 @@
 // `npm run migrate [-- --contract]`: applies the migrations to the database named by
-// DATABASE_URL and exits (docs/operating.md, "Migrations: expand and contract"): on an empty database all of them, else the expand
-// ones; with --contract the contract ones too, refused while a node of an older version is
-// alive (docs/operating.md, "Migrations: expand and contract"). `npm start` migrates as it does without --contract,
-// under the same lock, so any number of them may run at once. A database whose newer
-// migrations are not all expand ones is refused, untouched.
+// DATABASE_URL and exits (docs/operating.md, "Migrations: expand and contract"): on an empty
+// database all of them, else the expand ones; with --contract the contract ones too, refused
+// while a node of an older version is alive (docs/operating.md, "Migrations: expand and
+// contract"). `npm start` migrates as it does without --contract, under the same lock, so any
+// number of them may run at once. A database whose newer migrations are not all expand ones is
+// refused, untouched.
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openStore, StoreConfigError, StoreVersionError } from '../src/store/db.js';

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
+import { errorBody } from './error-body.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -24,10 +25,7 @@ export interface ProbeAnswer {
   body: string;
 }
 
-/** A refusal's body, the API's one error shape. */
-const refusal = (error: ApiError) => JSON.stringify({ ResponseStatus: error.toResponseStatus() });
-
-const unavailable = (message: string): ProbeAnswer => ({ status: 503, body: refusal(new ApiError(503, 'ServiceUnavailable', message)) });
+const unavailable = (message: string): ProbeAnswer => ({ status: 503, body: errorBody('json', new ApiError(503, 'ServiceUnavailable', message)) });
 
 const NOT_SERVING: Record<Exclude<Phase, 'serving'>, string> = {
   starting: 'The node is starting.',
@@ -84,7 +82,7 @@ export async function listenForProbes(readiness: Readiness, port: number, host: 
       const refused = probe
         ? new ApiError(405, 'MethodNotAllowed', `${req.method} is not allowed on ${path}; use GET.`)
         : new ApiError(404, 'NotFound', `HEALTH_PORT serves /health and /ready only, not ${path}.`);
-      answer(res, refused.statusCode, refusal(refused));
+      answer(res, refused.statusCode, errorBody('json', refused));
       return;
     }
     probe(readiness, log).then(

@@ -4,9 +4,9 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
-import { toCsv } from '../http/csv.js';
-import { ApiError, clientGone, MAX_ERROR_BODY_BYTES, MAX_FIELD_ERRORS, pathParameterTooLong } from '../http/errors.js';
-import { negotiateFormat, type Format, parseQueryString } from '../http/reading.js';
+import { errorBody } from '../http/error-body.js';
+import { ApiError, clientGone, pathParameterTooLong } from '../http/errors.js';
+import { negotiateFormat, parseQueryString } from '../http/reading.js';
 import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
 import { refusingLimit } from './protection.js';
 
@@ -95,25 +95,6 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
         : (toApiError(error, request) ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'));
   if (apiError.statusCode >= 500) request.log.error({ err: error }, 'router failed');
   return sendError(request, reply, apiError);
-}
-
-/**
- * A ResponseStatus body in the negotiated format, within MAX_ERROR_BODY_BYTES: each listed
- * error is already an excerpt, and when even MAX_FIELD_ERRORS of them (escaped for JSON or
- * quoted for CSV) take more room, fewer are listed, the Message counting the rest.
- */
-export function errorBody(format: Format, error: ApiError, stack?: string): string {
-  const render = (limit: number) => {
-    const ResponseStatus = { ...error.toResponseStatus(limit), ...(stack ? { StackTrace: stack } : {}) };
-    return format === 'csv' ? toCsv({ ResponseStatus }) : JSON.stringify({ ResponseStatus });
-  };
-  let limit = MAX_FIELD_ERRORS;
-  let body = render(limit);
-  while (limit > 0 && Buffer.byteLength(body) > MAX_ERROR_BODY_BYTES) {
-    limit = Math.floor(limit / 2);
-    body = render(limit);
-  }
-  return body;
 }
 
 /** Sends a ResponseStatus body in the negotiated format. */

@@ -133,6 +133,8 @@ t.test('a write tool called twice with one IdempotencyKey runs once; the second 
   t.notOk(again.isError, textOf(again));
   t.equal(again._meta?.['booking-admin/replayed'], true, 'the second says it is a replay');
   t.strictSame(again.structuredContent, first.structuredContent, 'the stored answer');
+  const tokens = again._meta?.['booking-admin/tokens'];
+  t.ok(typeof tokens === 'number' && tokens > 0 && tokens === first._meta?.['booking-admin/tokens'], `a replay is metered like any call (${tokens} tokens)`);
   t.equal((await api.call('GET', lookup)).json().RemainingAmount, before - 25, 'one spend');
   t.equal((await api.store.db.selectFrom('webhook_deliveries').select('endpoint_id').execute()).length, 1, 'one event');
 
