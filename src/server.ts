@@ -4,10 +4,10 @@ import { pino } from 'pino';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
+import { logRedaction } from './http/log-redaction.js';
 import { listenForProbes, Readiness } from './http/probes.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
-import { registerNode } from './store/versions.js';
 import { startTracing } from './tracing.js';
 
 /** The only file that listens: configuration, tracing, probes, store, demo data, start, graceful stop. */
@@ -17,21 +17,25 @@ async function main(config: Config) {
   const tracing = await startTracing();
   const { buildApp } = await import('./app.js');
   const logStream = prettyLogs(config.LOG_FORMAT, process.stdout) ? await prettyLogStream() : undefined;
-  const log = logStream ? pino({ level: config.LOG_LEVEL }, logStream) : pino({ level: config.LOG_LEVEL });
+  // The log of what happens outside requests (the probes' listener, the heartbeat), redacted as the app's is.
+  const logOptions = { level: config.LOG_LEVEL, redact: logRedaction };
+  const log = logStream ? pino(logOptions, logStream) : pino(logOptions);
   // HEALTH_PORT listens first, so that a balancer sees "not ready" while the store migrates.
   const readiness = new Readiness();
   const probes = config.HEALTH_PORT ? await listenForProbes(readiness, config.HEALTH_PORT, config.HOST, log) : undefined;
   readiness.phase = 'migrating';
-  const store = await openStore(config.DATABASE_URL, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
+  // The node's version and heartbeat, which `npm run migrate -- --contract` reads, are recorded
+  // as it opens the store; closing the store removes them.
+  const store = await openStore(config.DATABASE_URL, {
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    node: { onError: (err) => log.warn({ err }, 'the heartbeat, or removing this node from store_nodes, failed') },
+  });
   readiness.store = store;
   const app = await buildApp(config, { store, logStream, readiness });
   const { newer, waiting } = store.schema;
   if (newer.length > 0) app.log.warn({ newer }, 'the database holds newer expand migrations: this node, of an older version, serves beside the newer one');
   if (waiting.length > 0) app.log.info({ waiting }, 'contract migrations wait for `npm run migrate -- --contract`');
-  // This node's version and heartbeat, which `npm run migrate -- --contract` reads.
-  const node = await registerNode(store.db, (err) => app.log.warn({ err }, 'the heartbeat failed; the next one tries again'));
   app.addHook('onClose', async () => {
-    await node.stop().catch((err) => app.log.warn({ err }, 'could not remove this node from store_nodes'));
     await store.close();
     await tracing?.shutdown();
   });

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { openPostgres, syncIdentities } from './engines/postgres.js';
 import { openSqlite } from './engines/sqlite.js';
 import type { Database } from './schema.js';
-import { migrate, type SchemaState } from './versions.js';
+import { beatNode, migrate, type SchemaState } from './versions.js';
 
 export { StoreVersionError, type SchemaState } from './versions.js';
 
@@ -63,6 +63,11 @@ export interface OpenOptions {
   contract?: boolean;
   /** PostgreSQL: run prepared queries as named statements (false for PgBouncer in transaction mode) */
   preparedStatements?: boolean;
+  /**
+   * A serving node: recorded in `store_nodes` with its version under the lock it migrates in,
+   * beating until the store closes. `onError` hears a heartbeat that failed.
+   */
+  node?: { onError(err: unknown): void };
 }
 
 /** Opens the database named by `databaseUrl` (creating an SQLite file when needed) and migrates it. */
@@ -76,10 +81,17 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   if (options.migrate === false) return store;
   try {
     const exclusively = 'migrateExclusively' in engine ? engine.migrateExclusively : engine.exclusive;
-    store.schema = await exclusively((db) => migrate(db, { contract: options.contract }));
+    store.schema = await exclusively((db) => migrate(db, { contract: options.contract, register: options.node !== undefined }));
   } catch (err) {
     await store.close();
     throw err;
+  }
+  if (options.node && store.schema.node) {
+    const node = beatNode(store.db, store.schema.node, options.node.onError);
+    store.close = async () => {
+      await node.stop().catch(options.node!.onError);
+      await engine.close();
+    };
   }
   return store;
 }

@@ -42,6 +42,8 @@ export interface SchemaState {
   newer: string[];
   /** contract migrations this code knows but left for `npm run migrate -- --contract` */
   waiting: string[];
+  /** this node's id in `store_nodes`, when it was registered as it opened the store */
+  node?: string;
 }
 
 /** Migrations by name with their kinds: this code's (migrations/index.ts), or a test's. */
@@ -119,7 +121,18 @@ function recorded(known: KnownMigrations, name: string): Migration {
  * `contract` the rest. A database with migrations this code does not know runs no migrator:
  * its own must all be applied, and the others all expand ones; else StoreVersionError.
  */
-export async function migrate(db: Kysely<Database>, options: { contract?: boolean; known?: KnownMigrations } = {}): Promise<SchemaState> {
+export async function migrate(
+  db: Kysely<Database>,
+  options: { contract?: boolean; known?: KnownMigrations; register?: boolean } = {},
+): Promise<SchemaState> {
+  const state = await migrateOnly(db, options);
+  // Recorded under the same lock: `--contract` either sees this node, or finished first and
+  // this node's check above saw its contract migration.
+  if (options.register) state.node = await recordNode(db, Object.keys(options.known ?? migrations).at(-1) ?? LAST_MIGRATION);
+  return state;
+}
+
+async function migrateOnly(db: Kysely<Database>, options: { contract?: boolean; known?: KnownMigrations }): Promise<SchemaState> {
   const known = options.known ?? migrations;
   await ensureBookkeeping(db);
   const applied = await appliedMigrations(db);
@@ -171,20 +184,21 @@ export async function olderNodesAlive(db: Kysely<Database>, version = LAST_MIGRA
     .execute();
 }
 
-/**
- * This node in `store_nodes`, with its version, beating every HEARTBEAT_MS until `stop`,
- * which deletes its row; the rows of nodes that died are deleted as a node registers.
- */
-export async function registerNode(db: Kysely<Database>, onError: (err: unknown) => void): Promise<{ id: string; stop(): Promise<void> }> {
+/** Records a node of `version` in `store_nodes`, deleting the rows of nodes that died; its id. */
+async function recordNode(db: Kysely<Database>, version: string): Promise<string> {
   const id = randomUUID();
   await db.deleteFrom('store_nodes').where('beat_at', '<', sql<number>`${nowMs(db)} - ${NODE_ALIVE_MS}`).execute();
-  await db.insertInto('store_nodes').values({ id, version: LAST_MIGRATION, started_at: nowMs(db), beat_at: nowMs(db) }).execute();
+  await db.insertInto('store_nodes').values({ id, version, started_at: nowMs(db), beat_at: nowMs(db) }).execute();
+  return id;
+}
+
+/** The node `id` beats every HEARTBEAT_MS until `stop`, which deletes its row. */
+export function beatNode(db: Kysely<Database>, id: string, onError: (err: unknown) => void): { stop(): Promise<void> } {
   const timer = setInterval(() => {
     db.updateTable('store_nodes').set({ beat_at: nowMs(db) }).where('id', '=', id).execute().catch(onError);
   }, HEARTBEAT_MS);
   timer.unref();
   return {
-    id,
     async stop() {
       clearInterval(timer);
       await db.deleteFrom('store_nodes').where('id', '=', id).execute();

@@ -7,7 +7,7 @@ import { LAST_MIGRATION, migrations, type MigrationKind } from '../../src/store/
 import type { Database } from '../../src/store/schema.js';
 import { nowMs } from '../../src/store/statements.js';
 import { indexOnExistingTable } from '../../src/store/migrations/helpers.js';
-import { migrate, olderNodesAlive, registerNode, type KnownMigrations } from '../../src/store/versions.js';
+import { migrate, OlderNodesAlive, olderNodesAlive, type KnownMigrations } from '../../src/store/versions.js';
 import { assertContract, testConfig } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
 
@@ -72,6 +72,7 @@ t.test('an expand migration drops and narrows nothing: every table and column be
 });
 
 const noop = async () => {};
+const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const made = (kind: MigrationKind, up: Migration['up']) => ({ kind, up, down: noop });
 
 t.test('a node applies pending expand migrations, before a contract one that waits; --contract applies the rest', async (t) => {
@@ -150,22 +151,51 @@ t.test('an older node refuses a contract migration it does not know, and one of 
   }
 });
 
-t.test('nodes record their version and a heartbeat; a stopped node is gone, an older one is found while it beats', async (t) => {
-  const store = await opened(t, await database(t));
-  const node = await registerNode(store.db, (err) => t.fail(String(err)));
-  const rows = await store.db.selectFrom('store_nodes').selectAll().execute();
+t.test('a serving node records its version as it opens the store, and removes it as it closes; an older one is found while it beats', async (t) => {
+  const url = await database(t);
+  const onError = (err: unknown) => t.fail(String(err));
+  const store = await openStore(url, { node: { onError } });
+  let open = true;
+  t.teardown(() => (open ? store.close() : undefined));
+  const observer = await opened(t, url, { migrate: false });
+  const ids = async () => (await observer.db.selectFrom('store_nodes').select('id').execute()).map((row) => row.id).sort();
+  const rows = await observer.db.selectFrom('store_nodes').selectAll().execute();
   t.equal(rows.length, 1);
-  t.match(rows[0], { id: node.id, version: LAST_MIGRATION });
-  t.strictSame(await olderNodesAlive(store.db), [], 'no node is older than this version');
-  const beat = (agoMs: number) => sql<number>`${nowMs(store.db)} - ${agoMs}`;
-  await store.db.insertInto('store_nodes').values({ id: 'old-alive', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(2000) }).execute();
-  await store.db.insertInto('store_nodes').values({ id: 'old-dead', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(20_000) }).execute();
-  t.strictSame(await olderNodesAlive(store.db), [{ id: 'old-alive', version: '0005_event_context' }], 'alive for 15 s after its last beat');
-  await node.stop();
-  t.strictSame((await store.db.selectFrom('store_nodes').select('id').orderBy('id').execute()).map((row) => row.id), ['old-alive', 'old-dead']);
-  const next = await registerNode(store.db, (err) => t.fail(String(err)));
-  t.teardown(() => next.stop());
-  t.strictSame((await store.db.selectFrom('store_nodes').select('id').orderBy('id').execute()).map((row) => row.id).sort(), [next.id, 'old-alive'].sort(), 'a registering node deletes the dead ones');
+  t.match(rows[0], { id: store.schema.node, version: LAST_MIGRATION });
+  t.strictSame(await olderNodesAlive(observer.db), [], 'no node is older than this version');
+  const beat = (agoMs: number) => sql<number>`${nowMs(observer.db)} - ${agoMs}`;
+  await observer.db.insertInto('store_nodes').values({ id: 'old-alive', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(2000) }).execute();
+  await observer.db.insertInto('store_nodes').values({ id: 'old-dead', version: '0005_event_context', started_at: beat(60_000), beat_at: beat(20_000) }).execute();
+  t.strictSame(await olderNodesAlive(observer.db), [{ id: 'old-alive', version: '0005_event_context' }], 'alive for 15 s after its last beat');
+  await store.close();
+  open = false;
+  t.strictSame(await ids(), ['old-alive', 'old-dead'], 'a closed store removed its node');
+  const next = await opened(t, url, { node: { onError } });
+  t.strictSame(await ids(), [next.schema.node, 'old-alive'].sort(), 'a registering node deletes the dead ones');
+});
+
+t.test('an older node registers under the lock it checks the schema in: --contract sees it, or it sees the contract migration', async (t) => {
+  const older: KnownMigrations = { '0001_a': made('expand', async (db) => db.schema.createTable('versions_raced').addColumn('id', 'integer').execute()) };
+  // On PostgreSQL the contract migration holds the lock a while, so that the two overlap. SQLite's
+  // lock waits block the thread, and in one process the holder could then never finish.
+  const newer: KnownMigrations = { ...older, '0002_b': made('contract', engine === 'postgres' ? async () => after(30) : noop) };
+  const refused = new Set<string>();
+  // A positive head start lets the node go first, a negative one the contract migration.
+  for (const headStartMs of [40, 15, 5, 0, -5, -15, -40]) {
+    const url = await database(t);
+    await migrate((await opened(t, url, { migrate: false })).db, { known: older });
+    const [node, contractor] = [await opened(t, url, { migrate: false }), await opened(t, url, { migrate: false })];
+    const locked = (store: Store) => ('migrateExclusively' in store ? (store.migrateExclusively as Store['exclusive']) : store.exclusive);
+    const [started, contracted] = await Promise.allSettled([
+      after(Math.max(0, -headStartMs)).then(() => locked(node)((db) => migrate(db, { known: older, register: true }))),
+      after(Math.max(0, headStartMs)).then(() => locked(contractor)((db) => migrate(db, { known: newer, contract: true }))),
+    ]);
+    const refusals = [started, contracted].filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason);
+    t.equal(refusals.length, 1, `${headStartMs} ms: exactly one of the two is refused`);
+    t.ok(refusals[0] instanceof (started.status === 'rejected' ? StoreVersionError : OlderNodesAlive), `${headStartMs} ms: ${refusals[0]?.name}: ${refusals[0]?.message}`);
+    refused.add(refusals[0]?.name);
+  }
+  t.strictSame([...refused].sort(), ['OlderNodesAlive', 'StoreVersionError'], 'either may go first');
 });
 
 if (engine === 'postgres') {
