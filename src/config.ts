@@ -118,6 +118,9 @@ export const CONFIG_KEYS = Object.keys(schema.properties) as Array<keyof Config>
 
 export class ConfigError extends Error {}
 
+/** The smallest MAX_CONNECTIONS that is not 0 (docs/operating.md, "Overload"). */
+export const MIN_CONNECTION_CAP = 1000;
+
 /**
  * Reads the configuration from `env` (default: process.env) with `overrides` on top.
  * Throws ConfigError naming the first bad variable.
@@ -138,6 +141,10 @@ export function loadConfig(
   } catch (err) {
     const message = (err as Error).message.replace(/\/?env\//g, '').replace(/^\//, '');
     throw new ConfigError(`Invalid configuration: ${message}`);
+  }
+  // Fewer would refuse an ordinary pool of clients' keep-alive connections, not a storm.
+  if (config.MAX_CONNECTIONS > 0 && config.MAX_CONNECTIONS < MIN_CONNECTION_CAP) {
+    throw new ConfigError(`Invalid configuration: MAX_CONNECTIONS must be 0 (no cap) or at least ${MIN_CONNECTION_CAP}`);
   }
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);

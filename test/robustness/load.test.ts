@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
+import { loadConfig, MIN_CONNECTION_CAP } from '../../src/config.js';
 import { listenForProbes, Readiness } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
 import { openStore } from '../../src/store/db.js';
@@ -139,13 +140,22 @@ t.test('beyond its limits a node sheds: 503 ServiceUnavailable with Retry-After,
   t.match(metrics.body, /http_requests_shed_total\{operation="CategoryQuery",reason="heap"\} 2/, 'the shed requests are counted');
 });
 
+t.test('MAX_CONNECTIONS is 0 or at least 1,000', async (t) => {
+  for (const cap of [1, MIN_CONNECTION_CAP - 1]) {
+    t.throws(() => loadConfig({ MAX_CONNECTIONS: cap }, {}), { message: /MAX_CONNECTIONS must be 0 \(no cap\) or at least 1000/ }, `${cap} is refused`);
+  }
+  t.equal(loadConfig({ MAX_CONNECTIONS: MIN_CONNECTION_CAP }, {}).MAX_CONNECTIONS, MIN_CONNECTION_CAP);
+  t.equal(loadConfig({}, {}).MAX_CONNECTIONS, 0, 'off by default');
+});
+
 t.test('MAX_CONNECTIONS closes connections beyond it as they arrive, and counts them', async (t) => {
-  const api = await buildTestApp(t, { config: { MAX_CONNECTIONS: 1, METRICS_TOKEN: 'metrics-token' } });
+  const api = await buildTestApp(t, { config: { MAX_CONNECTIONS: MIN_CONNECTION_CAP, METRICS_TOKEN: 'metrics-token' } });
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   const port = portOf(api.app);
-  const first = connect({ port, host: '127.0.0.1' });
-  await new Promise((resolve) => first.once('connect', resolve));
-  await sleep(100);
+  const open = Array.from({ length: MIN_CONNECTION_CAP }, () => connect({ port, host: '127.0.0.1' }));
+  await Promise.all(open.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+  const connections = () => new Promise<number>((resolve, reject) => api.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+  while ((await connections()) < MIN_CONNECTION_CAP) await sleep(20);
   const second = connect({ port, host: '127.0.0.1' });
   second.on('error', () => {});
   second.write('GET /categories HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -153,7 +163,8 @@ t.test('MAX_CONNECTIONS closes connections beyond it as they arrive, and counts 
   second.on('data', (chunk) => (received += chunk.toString()));
   await new Promise((resolve) => second.once('close', resolve));
   t.equal(received, '', 'the connection beyond the cap is closed without an answer');
-  first.destroy();
+  for (const socket of open) socket.destroy();
+  while ((await connections()) > 0) await sleep(20);
   await sleep(100);
   const metrics = await get(`http://127.0.0.1:${port}/metrics`, { authorization: 'Bearer metrics-token' });
   t.match(metrics.body, /http_connections_dropped_total 1\b/);
