@@ -120,6 +120,7 @@ function recorded(known: KnownMigrations, name: string): Migration {
  * the pending expand migrations (before a contract one that waits, if need be), and with
  * `contract` the rest. A database with migrations this code does not know runs no migrator:
  * its own must all be applied, and the others all expand ones; else StoreVersionError.
+ * With `register`, a serving node is then recorded in `store_nodes` (beatNode keeps it alive).
  */
 export async function migrate(
   db: Kysely<Database>,
@@ -127,7 +128,7 @@ export async function migrate(
 ): Promise<SchemaState> {
   const state = await migrateOnly(db, options);
   // Recorded under the same lock: `--contract` either sees this node, or finished first and
-  // this node's check above saw its contract migration.
+  // migrateOnly saw its contract migration and refused.
   if (options.register) state.node = await recordNode(db, Object.keys(options.known ?? migrations).at(-1) ?? LAST_MIGRATION);
   return state;
 }
