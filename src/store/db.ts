@@ -22,6 +22,8 @@ export interface Store {
    * (setup work such as loading the demo data into an empty store, whoever starts first).
    */
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Runs `work` under the lock every migration run takes, on any node (versions.ts's migrate). */
+  migrateExclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   /** What opening it found and did (empty when it was opened without migrating) */
   schema: SchemaState;
   /** After rows were written with explicit ids: generated ids continue past them. */
@@ -80,8 +82,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   const store: Store = { ...engine, schema: { applied: [], newer: [], waiting: [] } };
   if (options.migrate === false) return store;
   try {
-    const exclusively = 'migrateExclusively' in engine ? engine.migrateExclusively : engine.exclusive;
-    store.schema = await exclusively((db) => migrate(db, { contract: options.contract, register: options.node !== undefined }));
+    store.schema = await engine.migrateExclusively((db) => migrate(db, { contract: options.contract, register: options.node !== undefined }));
   } catch (err) {
     await store.close();
     throw err;

@@ -49,6 +49,9 @@ export interface SchemaState {
 /** Migrations by name with their kinds: this code's (migrations/index.ts), or a test's. */
 export type KnownMigrations = Readonly<Record<string, KindedMigration>>;
 
+/** The version of code that knows `known`: its last migration. */
+const versionOf = (known: KnownMigrations) => Object.keys(known).at(-1) ?? LAST_MIGRATION;
+
 /** A node beats every HEARTBEAT_MS and is alive for NODE_ALIVE_MS after its last beat, by the database's clock. */
 export const HEARTBEAT_MS = 5000;
 export const NODE_ALIVE_MS = 15_000;
@@ -129,7 +132,7 @@ export async function migrate(
   const state = await migrateOnly(db, options);
   // Recorded under the same lock: `--contract` either sees this node, or finished first and
   // migrateOnly saw its contract migration and refused.
-  if (options.register) state.node = await recordNode(db, Object.keys(options.known ?? migrations).at(-1) ?? LAST_MIGRATION);
+  if (options.register) state.node = await recordNode(db, versionOf(options.known ?? migrations));
   return state;
 }
 
@@ -142,7 +145,7 @@ async function migrateOnly(db: Kysely<Database>, options: { contract?: boolean; 
   await recordKinds(db, known, applied);
   // Checked under the migrations' lock, which a starting node of any version holds as it opens the store.
   if (options.contract) {
-    const older = await olderNodesAlive(db, Object.keys(known).at(-1));
+    const older = await olderNodesAlive(db, versionOf(known));
     if (older.length > 0) throw new OlderNodesAlive(older);
   }
   const pending = Object.keys(known).filter((name) => !applied.includes(name));

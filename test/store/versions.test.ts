@@ -7,7 +7,7 @@ import { LAST_MIGRATION, migrations, type MigrationKind } from '../../src/store/
 import type { Database } from '../../src/store/schema.js';
 import { nowMs } from '../../src/store/statements.js';
 import { indexOnExistingTable } from '../../src/store/migrations/helpers.js';
-import { migrate, OlderNodesAlive, olderNodesAlive, type KnownMigrations } from '../../src/store/versions.js';
+import { HEARTBEAT_MS, migrate, OlderNodesAlive, olderNodesAlive, type KnownMigrations } from '../../src/store/versions.js';
 import { assertContract, testConfig } from '../helper.js';
 import { engine, freshDatabase } from '../test-store.js';
 
@@ -174,6 +174,17 @@ t.test('a serving node records its version as it opens the store, and removes it
   t.strictSame(await ids(), [next.schema.node, 'old-alive'].sort(), 'a registering node deletes the dead ones');
 });
 
+t.test(`a serving node's heartbeat moves its beat_at every ${HEARTBEAT_MS} ms, by the database's clock`, async (t) => {
+  const url = await database(t);
+  const store = await opened(t, url, { node: { onError: (err: unknown) => t.fail(String(err)) } });
+  const row = () => store.db.selectFrom('store_nodes').select(['started_at', 'beat_at']).where('id', '=', store.schema.node!).executeTakeFirstOrThrow();
+  const first = await row();
+  await after(HEARTBEAT_MS + 2000);
+  const later = await row();
+  t.equal(Number(later.started_at), Number(first.started_at), 'started_at stays');
+  t.ok(Number(later.beat_at) - Number(first.beat_at) >= HEARTBEAT_MS - 100, `beat_at moved by ${Number(later.beat_at) - Number(first.beat_at)} ms`);
+});
+
 t.test('an older node registers under the lock it checks the schema in: --contract sees it, or it sees the contract migration', async (t) => {
   const older: KnownMigrations = { '0001_a': made('expand', async (db) => db.schema.createTable('versions_raced').addColumn('id', 'integer').execute()) };
   // On PostgreSQL the contract migration holds the lock a while, so that the two overlap. SQLite's
@@ -185,10 +196,9 @@ t.test('an older node registers under the lock it checks the schema in: --contra
     const url = await database(t);
     await migrate((await opened(t, url, { migrate: false })).db, { known: older });
     const [node, contractor] = [await opened(t, url, { migrate: false }), await opened(t, url, { migrate: false })];
-    const locked = (store: Store) => ('migrateExclusively' in store ? (store.migrateExclusively as Store['exclusive']) : store.exclusive);
     const [started, contracted] = await Promise.allSettled([
-      after(Math.max(0, -headStartMs)).then(() => locked(node)((db) => migrate(db, { known: older, register: true }))),
-      after(Math.max(0, headStartMs)).then(() => locked(contractor)((db) => migrate(db, { known: newer, contract: true }))),
+      after(Math.max(0, -headStartMs)).then(() => node.migrateExclusively((db) => migrate(db, { known: older, register: true }))),
+      after(Math.max(0, headStartMs)).then(() => contractor.migrateExclusively((db) => migrate(db, { known: newer, contract: true }))),
     ]);
     const refusals = [started, contracted].filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason);
     t.equal(refusals.length, 1, `${headStartMs} ms: exactly one of the two is refused`);

@@ -15,6 +15,8 @@ export interface SqliteEngine {
   db: Kysely<Database>;
   close(): Promise<void>;
   exclusive<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** The migrations' lock: the same write lock, held for the migrations in one transaction. */
+  migrateExclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   probe(): Promise<void>;
 }
 
@@ -30,6 +32,23 @@ export function openSqlite(path: string | undefined): SqliteEngine {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const ping = sqlite.prepare('select 1');
+  /**
+   * BEGIN IMMEDIATE takes the file's write lock before anything is read, so two processes
+   * opening a fresh file at once (server and import) take turns: the second sees what the
+   * first wrote. Kysely's own transactions begin deferred, so this one is written out.
+   */
+  const exclusive: SqliteEngine['exclusive'] = (work) =>
+    db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const result = await work(connection);
+        await sql`commit`.execute(connection);
+        return result;
+      } catch (err) {
+        if (sqlite.inTransaction) await sql`rollback`.execute(connection);
+        throw err;
+      }
+    });
   return {
     db,
     async close() {
@@ -41,22 +60,7 @@ export function openSqlite(path: string | undefined): SqliteEngine {
     probe: async () => {
       ping.get();
     },
-    /**
-     * BEGIN IMMEDIATE takes the file's write lock before anything is read, so two processes
-     * opening a fresh file at once (server and import) take turns: the second sees what the
-     * first wrote. Kysely's own transactions begin deferred, so this one is written out.
-     */
-    exclusive: (work) =>
-      db.connection().execute(async (connection) => {
-        await sql`begin immediate`.execute(connection);
-        try {
-          const result = await work(connection);
-          await sql`commit`.execute(connection);
-          return result;
-        } catch (err) {
-          if (sqlite.inTransaction) await sql`rollback`.execute(connection);
-          throw err;
-        }
-      }),
+    exclusive,
+    migrateExclusively: exclusive,
   };
 }
