@@ -66,6 +66,8 @@ async function startNode(name: string, dir: string, databaseUrl: string): Promis
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: SECRET, DEMO_DATA: 'true',
       RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', WEBHOOK_DELIVERY: 'false', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SHED_EVENT_LOOP_DELAY_MS: '0',
+      // As behind a balancer: a request already on its way when SIGTERM comes is still served.
+      SHUTDOWN_DELAY_MS: '1000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -120,6 +122,8 @@ function steadyLoad(rotation: Node[], token: string) {
         ],
       ];
       for (const [path, init, isWrite] of calls) {
+        // A balancer routes each request to a node in rotation: none is sent to a node taken out.
+        if (!rotation.includes(node)) break;
         try {
           const res = await fetch(node.url + path, init);
           const body = await res.text();
