@@ -6,7 +6,7 @@
 // both serve; then the current build restarts as an older node over an expand migration it
 // does not know (made here) and serves again. Nothing that should succeed fails, and every
 // acknowledged write is in the database. PostgreSQL comes from --postgres, else
-// TEST_POSTGRES_URL.
+// TEST_POSTGRES_URL. `--install-only` installs the old build and stops.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -19,13 +19,20 @@ import { mintToken } from '../src/auth/token.js';
 import { DEMO_COMPANY_A } from '../src/store/demo-data.js';
 import { LAST_MIGRATION } from '../src/store/migrations/index.js';
 
-const { values } = parseArgs({ options: { old: { type: 'string', default: 'e1ec3bf' }, postgres: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { old: { type: 'string', default: 'e1ec3bf' }, postgres: { type: 'string' }, 'install-only': { type: 'boolean', default: false } },
+});
+const root = join(import.meta.dirname, '..');
+// CI installs the old build while the suite runs, and runs this test after it.
+if (values['install-only']) {
+  console.log(`two-versions: ${values.old} is installed in ${oldBuild(values.old!)}`);
+  process.exit(0);
+}
 const server = values.postgres ?? process.env.TEST_POSTGRES_URL;
 if (!server) {
   console.error('two-versions: give --postgres <url> or set TEST_POSTGRES_URL');
   process.exit(1);
 }
-const root = join(import.meta.dirname, '..');
 const SECRET = 'two-versions-secret-0123456789';
 const WRITE = 'bookingsupplier-administrator-write';
 
