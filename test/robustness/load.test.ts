@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
@@ -154,7 +155,7 @@ t.test('MAX_CONNECTIONS closes connections beyond it as they arrive, and counts 
   const port = portOf(api.app);
   const open = Array.from({ length: MIN_CONNECTION_CAP }, () => connect({ port, host: '127.0.0.1' }));
   await Promise.all(open.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
-  const connections = () => new Promise<number>((resolve, reject) => api.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+  const connections = promisify(api.app.server.getConnections.bind(api.app.server));
   while ((await connections()) < MIN_CONNECTION_CAP) await sleep(20);
   const second = connect({ port, host: '127.0.0.1' });
   second.on('error', () => {});

@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { openStore, StoreVersionError, type Store } from '../../src/store/db.js';
@@ -72,7 +73,6 @@ t.test('an expand migration drops and narrows nothing: every table and column be
 });
 
 const noop = async () => {};
-const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const made = (kind: MigrationKind, up: Migration['up']) => ({ kind, up, down: noop });
 
 t.test('a node applies pending expand migrations, before a contract one that waits; --contract applies the rest', async (t) => {
@@ -179,7 +179,7 @@ t.test(`a serving node's heartbeat moves its beat_at every ${HEARTBEAT_MS} ms, b
   const store = await opened(t, url, { node: { onError: (err: unknown) => t.fail(String(err)) } });
   const row = () => store.db.selectFrom('store_nodes').select(['started_at', 'beat_at']).where('id', '=', store.schema.node!).executeTakeFirstOrThrow();
   const first = await row();
-  await after(HEARTBEAT_MS + 2000);
+  await sleep(HEARTBEAT_MS + 2000);
   const later = await row();
   t.equal(Number(later.started_at), Number(first.started_at), 'started_at stays');
   t.ok(Number(later.beat_at) - Number(first.beat_at) >= HEARTBEAT_MS - 100, `beat_at moved by ${Number(later.beat_at) - Number(first.beat_at)} ms`);
@@ -189,7 +189,7 @@ t.test('an older node registers under the lock it checks the schema in: --contra
   const older: KnownMigrations = { '0001_a': made('expand', async (db) => db.schema.createTable('versions_raced').addColumn('id', 'integer').execute()) };
   // On PostgreSQL the contract migration holds the lock a while, so that the two overlap. SQLite's
   // lock waits block the thread, and in one process the holder could then never finish.
-  const newer: KnownMigrations = { ...older, '0002_b': made('contract', engine === 'postgres' ? async () => after(30) : noop) };
+  const newer: KnownMigrations = { ...older, '0002_b': made('contract', engine === 'postgres' ? async () => sleep(30) : noop) };
   const refused = new Set<string>();
   // A positive head start lets the node go first, a negative one the contract migration.
   for (const headStartMs of [40, 15, 5, 0, -5, -15, -40]) {
@@ -197,8 +197,8 @@ t.test('an older node registers under the lock it checks the schema in: --contra
     await migrate((await opened(t, url, { migrate: false })).db, { known: older });
     const [node, contractor] = [await opened(t, url, { migrate: false }), await opened(t, url, { migrate: false })];
     const [started, contracted] = await Promise.allSettled([
-      after(Math.max(0, -headStartMs)).then(() => node.migrateExclusively((db) => migrate(db, { known: older, register: true }))),
-      after(Math.max(0, headStartMs)).then(() => contractor.migrateExclusively((db) => migrate(db, { known: newer, contract: true }))),
+      sleep(Math.max(0, -headStartMs)).then(() => node.migrateExclusively((db) => migrate(db, { known: older, register: true }))),
+      sleep(Math.max(0, headStartMs)).then(() => contractor.migrateExclusively((db) => migrate(db, { known: newer, contract: true }))),
     ]);
     const refusals = [started, contracted].filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason);
     t.equal(refusals.length, 1, `${headStartMs} ms: exactly one of the two is refused`);
