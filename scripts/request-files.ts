@@ -3,7 +3,7 @@
 // their line counts. Exits 1 when there are more than --max files or a file is over 250
 // lines (so merging files cannot shrink the count). Builds the app in-process on an
 // in-memory SQLite store holding the demo data, as the tests do (WEBHOOK_DELIVERY off, and
-// no load shedding: on a busy machine its hook would run, and it is no part of the path).
+// no load shedding: a request is admitted, as every one is, but never shed).
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { relative } from 'node:path';
@@ -56,7 +56,7 @@ export async function requestFiles(operationId = DEFAULT_OPERATION): Promise<Req
   if (!request) throw new Error(`no request known for ${operationId}; known: ${Object.keys(REQUESTS).join(', ')}`);
   // The tests' configuration (test/helper.ts testConfig), with no environment read.
   const config = loadConfig(
-    { DATABASE_URL: 'file::memory:', AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', DEMO_DATA: false, WEBHOOK_DELIVERY: false, SHED_EVENT_LOOP_DELAY_MS: 0, RATE_LIMIT_MAX: 0, REBATE_LOOKUP_RATE_LIMIT_MAX: 0 },
+    { DATABASE_URL: 'file::memory:', AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', DEMO_DATA: false, WEBHOOK_DELIVERY: false, SHED_QUEUE_WAIT_MS: 0, RATE_LIMIT_MAX: 0, REBATE_LOOKUP_RATE_LIMIT_MAX: 0 },
     {},
   );
   const store = await openStore(config.DATABASE_URL);

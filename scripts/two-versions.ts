@@ -72,7 +72,9 @@ async function startNode(name: string, dir: string, databaseUrl: string): Promis
     cwd: dir,
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: SECRET, DEMO_DATA: 'true',
-      RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', WEBHOOK_DELIVERY: 'false', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SHED_EVENT_LOOP_DELAY_MS: '0',
+      RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', WEBHOOK_DELIVERY: 'false', LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
+      // Shedding off in either build: the old one reads the first, the current one the second.
+      SHED_EVENT_LOOP_DELAY_MS: '0', SHED_QUEUE_WAIT_MS: '0',
       // As behind a balancer: a request already on its way when SIGTERM comes is still served.
       SHUTDOWN_DELAY_MS: '1000',
     },

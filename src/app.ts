@@ -93,7 +93,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       requestTimeout: config.REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))),
     },
-    return503OnClosing: true,
+    // What is read while the node closes is answered by the load plugin, as a ResponseStatus.
+    return503OnClosing: false,
     // X-Request-Id: kept or made (requestId), in every log line of the request as `reqId`,
     // and on every answer (the hook below; the router's and the parser's refusals in errors.ts).
     requestIdHeader: false,

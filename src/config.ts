@@ -14,7 +14,8 @@ export interface Config {
   SHUTDOWN_DELAY_MS: number;
   LISTEN_BACKLOG: number;
   MAX_CONNECTIONS: number;
-  SHED_EVENT_LOOP_DELAY_MS: number;
+  MAX_IN_FLIGHT: number;
+  SHED_QUEUE_WAIT_MS: number;
   SHED_HEAP_USED_BYTES: number;
   DATABASE_URL: string;
   DATABASE_PREPARED_STATEMENTS: boolean;
@@ -60,7 +61,8 @@ const schema = {
     SHUTDOWN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 0 },
     LISTEN_BACKLOG: { type: 'integer', minimum: 1, maximum: 65535, default: 4096 },
     MAX_CONNECTIONS: { type: 'integer', minimum: 0, default: 0 },
-    SHED_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 100 },
+    MAX_IN_FLIGHT: { type: 'integer', minimum: 0, default: 64 },
+    SHED_QUEUE_WAIT_MS: { type: 'integer', minimum: 0, default: 500 },
     SHED_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     DATABASE_URL: {
       type: 'string',
@@ -117,6 +119,17 @@ const schema = {
 export const CONFIG_KEYS = Object.keys(schema.properties) as Array<keyof Config>;
 
 export class ConfigError extends Error {}
+
+/** Variables the server no longer reads, each with what replaced it: start-up names any that is set. */
+const RETIRED: Record<string, string> = {
+  SHED_EVENT_LOOP_DELAY_MS:
+    'SHED_EVENT_LOOP_DELAY_MS is no longer read: a node sheds on its own backlog, by MAX_IN_FLIGHT and SHED_QUEUE_WAIT_MS (docs/operating.md, "Overload")',
+};
+
+/** What start-up says of the retired variables set in `env`. */
+export function retiredVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.keys(RETIRED).filter((name) => env[name] !== undefined).map((name) => RETIRED[name]);
+}
 
 /** The smallest MAX_CONNECTIONS that is not 0 (docs/operating.md, "Overload"). */
 export const MIN_CONNECTION_CAP = 1000;

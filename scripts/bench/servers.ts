@@ -168,7 +168,7 @@ export function startApi(root: string, command: ServerCommand, databaseUrl: stri
   return startChild(root, [...nodeArgs, ...command.args], {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
     RATE_LIMIT_MAX: '0', REBATE_LOOKUP_RATE_LIMIT_MAX: '0', DEMO_DATA: 'false', WEBHOOK_DELIVERY: 'false', AUTH_JWT_SECRET: secret,
-    SHED_EVENT_LOOP_DELAY_MS: '0',
+    SHED_QUEUE_WAIT_MS: '0',
     ...env,
   }, '/categories?Take=1');
 }

@@ -14,8 +14,8 @@ export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'gone';
 export type ToolOutcome = 'ok' | 'refused' | 'over_budget' | 'error';
 /** Which limit refused: the per-address one, or the per-caller one of the strict lookups. */
 export type RateLimit = 'address' | 'caller';
-/** Why a request was shed: the event loop's delay or the heap over its limit. */
-export type ShedReason = 'event_loop_delay' | 'heap';
+/** Why a request was shed: it waited SHED_QUEUE_WAIT_MS in the node, or the heap is over its limit. */
+export type ShedReason = 'queue_wait' | 'heap';
 /** What an Idempotency-Key made of a write other than running it: a replay, or a refusal of each kind. */
 export type KeyOutcome = 'replayed' | 'reused' | 'in_use' | 'invalid' | 'required';
 
@@ -47,6 +47,8 @@ export const noMetrics: MetricsRecorder = {
 export interface ScrapedFigures {
   outbox?: { pending: number; oldestAgeSeconds: number; failingEndpoints: number };
   pool?: { max: number; inUse: number; idle: number; waiting: number };
+  /** this node's own backlog (plugins/load.ts) */
+  backlog?: { running: number; waiting: number };
 }
 
 let processRegistry: Registry | undefined;
@@ -98,7 +100,7 @@ export function createMetrics(options: { pool: boolean }): AppMetrics {
   );
   const shed = counter(
     'http_requests_shed_total',
-    'Requests answered 503 by load shedding before any of their work, by operation and reason: event_loop_delay or heap over its limit.',
+    'Requests answered 503 by load shedding before any of their work, by operation and reason: queue_wait (it waited SHED_QUEUE_WAIT_MS in the node) or heap (over its limit).',
     ['operation', 'reason'] as const,
   );
   const dropped = counter('http_connections_dropped_total', 'Connections closed as they arrived, beyond MAX_CONNECTIONS.');
@@ -171,8 +173,12 @@ function scrapedGauges(registry: Registry, pooled: boolean) {
         waiting: gauge('db_pool_requests_waiting', 'Queries of this node waiting for a free connection.'),
       }
     : undefined;
+  const running = gauge('http_requests_running', 'Requests this node runs now (at most MAX_IN_FLIGHT).');
+  const waiting = gauge('http_requests_waiting', 'Requests this node has read that wait to run, beyond MAX_IN_FLIGHT.');
   return {
-    set({ outbox, pool: connections }: ScrapedFigures) {
+    set({ outbox, pool: connections, backlog }: ScrapedFigures) {
+      running.set(backlog?.running ?? Number.NaN);
+      waiting.set(backlog?.waiting ?? Number.NaN);
       // The database did not answer: no figure rather than a stale one.
       pending.set(outbox?.pending ?? Number.NaN);
       oldest.set(outbox?.oldestAgeSeconds ?? Number.NaN);

@@ -1,62 +1,219 @@
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
+import type { ShedReason } from '../metrics/metrics.js';
+import { sendError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** under-pressure's own handler for the route: NEVER_SHED's lets every request through */
     pressureHandler?: () => void;
+    /** the route is never shed nor queued: the probes and /metrics */
+    neverShed?: boolean;
+  }
+  interface FastifyInstance {
+    /** what this node runs and holds waiting, for the metrics */
+    backlog: Backlog;
   }
 }
 
 /** The route config of what is never shed: the probes and /metrics. */
-export const NEVER_SHED = { pressureHandler: () => undefined };
-
-/** How often the event loop's delay and the heap are sampled: a storm is met within this. */
-export const SAMPLE_INTERVAL_MS = 100;
-
+export const NEVER_SHED = { neverShed: true, pressureHandler: () => undefined };
 
 /** What a shed request is answered: cheap, and before any of its work is done. */
 export const overloaded = () =>
   new ApiError(503, 'ServiceUnavailable', 'The node is overloaded; retry shortly, or on another node.', [], { 'retry-after': '1' });
 
+/** What a request read while the node closes is answered. */
+const closing = () => new ApiError(503, 'ServiceUnavailable', 'The node is shutting down; retry on another node.', [], { 'retry-after': '1' });
+
 /**
- * Load shedding with @fastify/under-pressure (docs/operating.md, "Overload"): while the event
- * loop's mean delay is over its limit, the excess share of requests (all of them while the heap
- * is over its own) is answered 503 with `Retry-After` on a closing connection, before any work.
- * The probes and /metrics are never shed. MAX_CONNECTIONS closes connections beyond it.
+ * Load shedding on this node's own backlog (docs/operating.md, "Overload"; docs/decisions.md,
+ * "Shedding on the node's own backlog"): at most MAX_IN_FLIGHT requests run, the rest wait in
+ * order, and a request that has waited SHED_QUEUE_WAIT_MS in this process is answered 503 with
+ * `Retry-After` before any of its work. SHED_HEAP_USED_BYTES sheds every request while the heap
+ * is over it (under-pressure). The probes and /metrics are never shed. Sheds are counted, and
+ * logged as one `warn` line a second at most. MAX_CONNECTIONS closes connections beyond it.
  */
 export const loadPlugin = fp(
   async (app: FastifyInstance) => {
-    const { SHED_EVENT_LOOP_DELAY_MS, SHED_HEAP_USED_BYTES, MAX_CONNECTIONS } = app.config;
+    const { SHED_QUEUE_WAIT_MS, MAX_IN_FLIGHT, SHED_HEAP_USED_BYTES, MAX_CONNECTIONS } = app.config;
     if (MAX_CONNECTIONS > 0) {
       app.server.maxConnections = MAX_CONNECTIONS;
       app.server.on('drop', () => app.metrics.connectionDropped());
     }
-    if (SHED_EVENT_LOOP_DELAY_MS === 0 && SHED_HEAP_USED_BYTES === 0) return;
-    // Nothing is shed until two samples after the node listens: the samples before hold the
-    // start-up's own long turns (the schemas compiled as it starts to listen), not load.
-    let shedFrom = Number.POSITIVE_INFINITY;
-    app.addHook('onListen', async () => {
-      shedFrom = performance.now() + 2 * SAMPLE_INTERVAL_MS;
+
+    let shedThisSecond = 0;
+    let summary: NodeJS.Timeout | undefined;
+    const shed = (request: FastifyRequest, reply: FastifyReply, reason: ShedReason) => {
+      app.metrics.shed(request.routeOptions.config.operationId, reason);
+      shedThisSecond += 1;
+      summary ??= setTimeout(() => {
+        app.log.warn({ shed: shedThisSecond }, `shed ${shedThisSecond} requests in the last second: this node is overloaded`);
+        shedThisSecond = 0;
+        summary = undefined;
+      }, 1000).unref();
+      sendError(request, reply, overloaded());
+    };
+    app.addHook('onClose', async () => clearTimeout(summary));
+
+    const backlog = new Backlog(MAX_IN_FLIGHT, SHED_QUEUE_WAIT_MS, (waiter) => shed(waiter.request, waiter.reply, 'queue_wait'));
+    app.decorate('backlog', backlog);
+    // Requests read after close() began (pipelined behind one in flight) are answered here,
+    // as a ResponseStatus, rather than by Fastify's own 503 (app.ts turns that off).
+    let closed = false;
+    const refuse = ({ request, reply }: { request: FastifyRequest; reply: FastifyReply }) => {
+      reply.header('connection', 'close');
+      sendError(request, reply, closing());
+    };
+    app.addHook('preClose', async () => {
+      closed = true;
+      backlog.close(refuse);
     });
-    await app.register(underPressure, {
-      maxEventLoopDelay: SHED_EVENT_LOOP_DELAY_MS,
-      maxHeapUsedBytes: SHED_HEAP_USED_BYTES,
-      sampleInterval: SAMPLE_INTERVAL_MS,
-      pressureHandler: (request, reply, type, value) => {
-        if (performance.now() < shedFrom) return;
-        const delayed = type === 'eventLoopDelay';
-        // Only the excess is shed: at twice the limit's delay, every other request.
-        if (delayed && value !== undefined && Math.random() < SHED_EVENT_LOOP_DELAY_MS / value) return;
-        app.metrics.shed(request.routeOptions.config.operationId, delayed ? 'event_loop_delay' : 'heap');
-        // Closed after the answer: the client's retry then waits in the kernel's accept queue,
-        // or goes to another node, rather than taking a turn of this event loop at once.
-        reply.header('connection', 'close');
-        reply.send(overloaded());
-      },
+    app.addHook('onRequest', (request, reply, done) => {
+      if (closed) return refuse({ request, reply });
+      if (request.routeOptions.config.neverShed) return done();
+      backlog.admit({ request, reply, start: done });
     });
+
+    if (SHED_HEAP_USED_BYTES > 0) {
+      await app.register(underPressure, {
+        maxHeapUsedBytes: SHED_HEAP_USED_BYTES,
+        sampleInterval: 100,
+        pressureHandler: (request, reply) => shed(request, reply, 'heap'),
+      });
+    }
   },
   { name: 'load', dependencies: ['store', 'formats'] },
 );
+
+/** A request the node has read: it starts (its hooks go on) or is shed. */
+export interface Waiter {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  start: () => void;
+}
+
+interface Entry extends Waiter {
+  /** when the turn of the event loop that read it began, ms (performance.now) */
+  readAt: number;
+  state: 'waiting' | 'running' | 'done';
+}
+
+/**
+ * This node's own backlog (docs/decisions.md, "Shedding on the node's own backlog"): what it
+ * runs and what waits to run, and how long the oldest has waited. A request's wait starts with
+ * the turn of the event loop that read it, since every request of that turn was there when it
+ * began: the later ones wait for the earlier ones' work. At most `maxRunning` run at once (0: no
+ * cap); the rest wait in order of arrival. A request that has waited `maxWaitMs` (0: no limit)
+ * is shed, as it arrives or as its turn to run comes; so is one that arrives while the oldest
+ * waiting one is past it. A lone request never waits, however busy the host is.
+ */
+export class Backlog {
+  running = 0;
+  private readonly queue: Entry[] = [];
+  private head = 0;
+  private turnStart = 0;
+  private sweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly maxRunning: number,
+    private readonly maxWaitMs: number,
+    private readonly shed: (waiter: Waiter) => void,
+  ) {}
+
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  admit(waiter: Waiter): void {
+    const now = performance.now();
+    if (this.turnStart === 0) {
+      this.turnStart = now;
+      setImmediate(this.endTurn);
+    }
+    const entry: Entry = { ...waiter, readAt: this.turnStart, state: 'waiting' };
+    const oldest = this.oldest();
+    const queued = oldest !== undefined;
+    if (this.overdue(entry, now) || (queued && this.overdue(oldest, now))) return this.shed(entry);
+    entry.reply.raw.once('close', () => {
+      if (entry.state === 'running') this.finished();
+      entry.state = 'done';
+    });
+    if (!queued && (this.maxRunning === 0 || this.running < this.maxRunning)) return this.run(entry);
+    this.queue.push(entry);
+    if (this.maxWaitMs > 0) this.sweep ??= setTimeout(this.sweepOverdue, Math.max(10, this.maxWaitMs / 4)).unref();
+  }
+
+  /** The node closes: every waiting request is answered by `refuse` instead. */
+  close(refuse: (waiter: Waiter) => void): void {
+    clearTimeout(this.sweep);
+    for (let entry = this.next(); entry; entry = this.next()) {
+      if (entry.state !== 'waiting') continue;
+      entry.state = 'done';
+      refuse(entry);
+    }
+  }
+
+  private readonly endTurn = () => {
+    this.turnStart = 0;
+  };
+
+  private overdue(entry: Entry, now: number): boolean {
+    return this.maxWaitMs > 0 && now - entry.readAt > this.maxWaitMs;
+  }
+
+  private run(entry: Entry) {
+    if (entry.state !== 'waiting') return;
+    entry.state = 'running';
+    this.running += 1;
+    entry.start();
+  }
+
+  /** The oldest request still waiting, after dropping those whose clients left. */
+  private oldest(): Entry | undefined {
+    while (this.waiting > 0 && this.queue[this.head].state !== 'waiting') this.next();
+    return this.waiting > 0 ? this.queue[this.head] : undefined;
+  }
+
+  private next(): Entry | undefined {
+    if (this.head === this.queue.length) return undefined;
+    const entry = this.queue[this.head];
+    this.head += 1;
+    if (this.head === this.queue.length || this.head > 1024) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return entry;
+  }
+
+  private finished() {
+    this.running -= 1;
+    const now = performance.now();
+    while (this.waiting > 0 && (this.maxRunning === 0 || this.running < this.maxRunning)) {
+      const entry = this.next()!;
+      if (entry.state !== 'waiting') continue;
+      if (this.overdue(entry, now)) this.drop(entry);
+      else this.run(entry);
+    }
+  }
+
+  private drop(entry: Entry) {
+    entry.state = 'done';
+    this.shed(entry);
+  }
+
+  /** Sheds what has waited too long while nothing finished (a stalled store, a long request). */
+  private readonly sweepOverdue = () => {
+    this.sweep = undefined;
+    const now = performance.now();
+    while (this.waiting > 0) {
+      const entry = this.queue[this.head];
+      if (entry.state === 'waiting' && !this.overdue(entry, now)) break;
+      this.next();
+      if (entry.state === 'waiting') this.drop(entry);
+    }
+    if (this.waiting > 0) this.sweep = setTimeout(this.sweepOverdue, Math.max(10, this.maxWaitMs / 4)).unref();
+  };
+}

@@ -74,10 +74,11 @@ export const metricsPlugin = fp(
       handler: async (request, reply) => {
         const figures = await scrapeFigures(app.store);
         if (figures.error) request.log.warn({ err: figures.error }, 'the webhook outbox could not be read for /metrics');
-        const { contentType, text } = await metrics.exposition(figures);
+        const { running, waiting } = app.backlog;
+        const { contentType, text } = await metrics.exposition({ ...figures, backlog: { running, waiting } });
         return reply.type(contentType).send(text);
       },
     });
   },
-  { name: 'metrics', dependencies: ['store', 'protection'] },
+  { name: 'metrics', dependencies: ['store', 'protection', 'load'] },
 );

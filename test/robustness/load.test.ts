@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,9 +10,10 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, MIN_CONNECTION_CAP } from '../../src/config.js';
 import { listenForProbes, Readiness } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/db.js';
 import { LAST_MIGRATION } from '../../src/store/migrations/index.js';
-import { assertContract, buildTestApp, testConfig, TEST_SECRET } from '../helper.js';
+import { assertContract, bearer, buildLoggedApp, buildTestApp, testConfig, TEST_SECRET } from '../helper.js';
+import { COMPANY_A } from '../fixtures.js';
 import { freshDatabase } from '../test-store.js';
 import { serverDatabase, startServer } from './server-process.js';
 
@@ -39,6 +41,19 @@ const unavailable = (t: Test, answer: Answer, message: RegExp, name: string) => 
   t.match(answer.headers['content-type'], /^application\/json/, `${name}: JSON`);
   t.match(answer.json(), { ResponseStatus: { ErrorCode: 'ServiceUnavailable', Message: message, Errors: [] } }, `${name}: a ResponseStatus`);
 };
+
+/** Holds every connection of the store (PostgreSQL's pool; SQLite's one) in an open transaction until `release` is called. */
+function holdStore(store: Store): { release(): Promise<void> } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const held = Array.from({ length: POOL_SIZE }, () => store.db.transaction().execute(() => gate));
+  return {
+    async release() {
+      open();
+      await Promise.all(held);
+    },
+  };
+}
 
 t.test('/ready and /health answer for each phase of a node, on its port and on HEALTH_PORT', async (t) => {
   const database = await freshDatabase();
@@ -102,24 +117,20 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
 
 t.test('the probes never wait behind requests for a store connection', async (t) => {
   const api = await buildTestApp(t);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  // Every connection of the store (PostgreSQL's pool; SQLite's one) held by an open transaction.
-  const held = Array.from({ length: POOL_SIZE }, () => api.store.db.transaction().execute(() => gate));
+  const held = holdStore(api.store);
   await sleep(200);
   const answered = await Promise.race([
     Promise.all([api.inject({ method: 'GET', url: '/ready' }), api.inject({ method: 'GET', url: '/health' })]),
     sleep(10_000).then(() => undefined),
   ]);
-  release();
-  await Promise.all(held);
+  await held.release();
   t.ok(answered, 'answered while every connection was taken');
   t.strictSame(answered?.map((res) => res.statusCode), [200, 200]);
 });
 
-t.test('beyond its limits a node sheds: 503 ServiceUnavailable with Retry-After, on a closing connection, but never the probes nor /metrics', async (t) => {
+t.test('beyond its heap limit a node sheds: 503 ServiceUnavailable with Retry-After, but never the probes nor /metrics', async (t) => {
   // A heap limit of one byte: every request is over it, as soon as the first sample is taken.
-  const api = await buildTestApp(t, { config: { SHED_HEAP_USED_BYTES: 1, SHED_EVENT_LOOP_DELAY_MS: 0, METRICS_TOKEN: 'metrics-token' } });
+  const api = await buildTestApp(t, { config: { SHED_HEAP_USED_BYTES: 1, METRICS_TOKEN: 'metrics-token' } });
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${portOf(api.app)}`;
   await sleep(500);
@@ -127,7 +138,7 @@ t.test('beyond its limits a node sheds: 503 ServiceUnavailable with Retry-After,
     const shed = await get(base + url);
     t.equal(shed.statusCode, 503, `${url}: shed`);
     t.equal(shed.headers['retry-after'], '1', `${url}: Retry-After`);
-    t.equal(shed.headers.connection, 'close', `${url}: the connection is closed`);
+    t.not(shed.headers.connection, 'close', `${url}: the connection is kept (a reconnection would wait behind the storm)`);
     t.match(shed.headers['content-type'], type, `${url}: in the format asked for`);
     t.ok(shed.headers['x-request-id'], `${url}: with its request id`);
     assertContract('GET', url, shed);
@@ -139,6 +150,88 @@ t.test('beyond its limits a node sheds: 503 ServiceUnavailable with Retry-After,
   const metrics = await get(`${base}/metrics`, { authorization: 'Bearer metrics-token' });
   t.equal(metrics.statusCode, 200, '/metrics is never shed');
   t.match(metrics.body, /http_requests_shed_total\{operation="CategoryQuery",reason="heap"\} 2/, 'the shed requests are counted');
+});
+
+/** Log lines, parsed, as a test's log stream receives them. */
+function logLines(): { stream: PassThrough; lines(): Array<{ level: number; msg: string; shed?: number }> } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk) => (text += chunk.toString()));
+  return { stream, lines: () => text.split('\n').filter(Boolean).map((line) => JSON.parse(line)) };
+}
+
+t.test('a request that waits SHED_QUEUE_WAIT_MS behind MAX_IN_FLIGHT running ones is shed: 503 with Retry-After, counted, one warn line, no error', async (t) => {
+  const log = logLines();
+  const { app, store } = await buildLoggedApp(t, log.stream, { MAX_IN_FLIGHT: 1, SHED_QUEUE_WAIT_MS: 200, METRICS_TOKEN: 'metrics-token', LOG_LEVEL: 'info' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${portOf(app)}`;
+  const auth = await bearer(COMPANY_A);
+  const held = holdStore(store);
+  await sleep(100);
+  // The first runs, and waits for the store; the next three wait behind it, in this node.
+  const running = get(`${base}/categories`, auth);
+  await sleep(50);
+  const waiting = [get(`${base}/categories`, auth), get(`${base}/categories.csv`, auth), get(`${base}/categories`, auth)];
+  await sleep(20);
+  t.equal(app.backlog.running, 1, 'one request runs');
+  t.equal(app.backlog.waiting, 3, 'three wait');
+  t.equal((await get(`${base}/ready`)).statusCode, 200, 'the probes neither wait nor are shed');
+  const started = performance.now();
+  const shed = await Promise.all(waiting);
+  t.ok(performance.now() - started < 1000, 'the waiting ones are answered once they have waited 200 ms, while the first still runs');
+  for (const answer of shed) {
+    t.equal(answer.statusCode, 503);
+    t.equal(answer.headers['retry-after'], '1');
+    assertContract('GET', '/categories', answer);
+  }
+  t.match(shed[0].json(), { ResponseStatus: { ErrorCode: 'ServiceUnavailable', Message: /overloaded/ } });
+  t.match(shed[1].body, /^ResponseStatus\r\n".*ErrorCode:ServiceUnavailable/, 'in the format asked for');
+  await held.release();
+  t.equal((await running).statusCode, 200, 'the running one is answered');
+  t.equal((await get(`${base}/categories`, auth)).statusCode, 200, 'a lone request is served again at once');
+  t.equal(app.backlog.running + app.backlog.waiting, 0, 'nothing runs or waits');
+
+  await sleep(1200);
+  const metrics = await get(`${base}/metrics`, { authorization: 'Bearer metrics-token' });
+  t.match(metrics.body, /http_requests_shed_total\{operation="CategoryQuery",reason="queue_wait"\} 3/, 'the shed requests are counted');
+  t.match(metrics.body, /http_requests_running 0\b/);
+  const lines = log.lines();
+  const warned = lines.filter((line) => line.level === 40);
+  t.equal(warned.length, 1, 'one warn line');
+  t.match(warned[0], { shed: 3, msg: /shed 3 requests in the last second/ });
+  t.strictSame(lines.filter((line) => line.level >= 50), [], 'nothing at error level');
+});
+
+t.test('a request pipelined behind one in flight when the node closes is answered as a ResponseStatus', async (t) => {
+  const api = await buildTestApp(t);
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const held = holdStore(api.store);
+  await sleep(100);
+  const { authorization } = await bearer(COMPANY_A);
+  const request = `GET /categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\n\r\n`;
+  const socket = connect(portOf(api.app), '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk.toString()));
+  const ended = new Promise((resolve) => socket.once('close', resolve));
+  socket.write(request);
+  await sleep(200);
+  // As SIGTERM does once the drain is over; the second request comes on the busy connection.
+  const closed = api.app.close();
+  await sleep(100);
+  socket.write(request);
+  await sleep(100);
+  await held.release();
+  await Promise.race([ended, sleep(5000)]);
+  socket.destroy();
+  await closed;
+  const answers = received.split(/(?=HTTP\/1\.1 )/);
+  t.equal(answers.length, 2, 'both are answered');
+  t.match(answers[0], /^HTTP\/1\.1 200 /, 'the one in flight is served');
+  t.match(answers[1], /^HTTP\/1\.1 503 /, 'the pipelined one is refused');
+  t.match(answers[1], /\r\nconnection: close\r\n/i, 'on a closing connection');
+  t.match(answers[1], /\r\nretry-after: 1\r\n/i, 'with Retry-After');
+  const body = answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4);
+  t.match(JSON.parse(body), { ResponseStatus: { ErrorCode: 'ServiceUnavailable', Message: /shutting down/, Errors: [] } }, 'a ResponseStatus, not Fastify\'s own body');
 });
 
 t.test('MAX_CONNECTIONS is 0 or at least 1,000', async (t) => {

@@ -50,8 +50,9 @@ export function startServer(env: Record<string, string>, timeoutMs = 30000): Pro
   const child = spawn(command, args, {
     cwd: root,
     // Webhook deliveries are off unless asked for: the demo data's endpoints name hosts off this
-    // machine. So is load shedding, which a loaded test machine's slow turns would trip.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_DELIVERY: 'false', SHED_EVENT_LOOP_DELAY_MS: '0', ...env },
+    // machine. So is load shedding, which a
+    // test's burst of requests on a loaded machine would trip.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_DELIVERY: 'false', SHED_QUEUE_WAIT_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
