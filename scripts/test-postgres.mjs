@@ -5,7 +5,7 @@
 // (ENGINE_FREE): the contract's text, the domain's rules, the files a request runs, comments,
 // the docs and the generated clients, and what is settled before a request reaches the
 // store: tokens and their cache, request ids, proxies, the MCP tool list, the log format.
-import { spawnSync } from 'node:child_process';
+import { runTap } from './tap-run.mjs';
 
 export const ENGINE_FREE = [
   'test/contract/!(examples).test.ts',
@@ -16,7 +16,7 @@ export const ENGINE_FREE = [
   'test/clients/**',
   'test/http/+(jwks|request-id|trust-proxy|verified-tokens).test.ts',
   'test/mcp/tools.test.ts',
-  'test/scripts/+(log-format|token-npm).test.ts',
+  'test/scripts/+(log-format|token-npm|start).test.ts',
 ];
 
 const server = process.env.TEST_POSTGRES_URL;
@@ -26,5 +26,4 @@ if (!server) {
 }
 console.log(`The suite again, on PostgreSQL at ${new URL(server).host} ...`);
 const args = process.argv.length > 2 ? process.argv.slice(2) : ENGINE_FREE.map((pattern) => `--exclude=${pattern}`);
-const tap = spawnSync('npx', ['tap', ...args], { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: server } });
-process.exit(tap.status ?? 1);
+process.exit(runTap(args, { ...process.env, TEST_DATABASE_URL: server }));

@@ -12,7 +12,7 @@ export const QUICK_LEFT_OUT = [
   'test/contract/compat.test.ts',
   'test/import/import-cli.test.ts',
   'test/mcp/metering.test.ts',
-  'test/robustness/+(concurrency|crash|idempotency|limits|load|multi-node|soak-smoke).test.ts',
+  'test/robustness/+(concurrency|crash|host-load|idempotency|limits|load|multi-node|soak-smoke).test.ts',
   'test/scripts/!(comments|request-files).test.ts',
   'test/tracing/traces.test.ts',
   'test/webhooks/nodes.test.ts',

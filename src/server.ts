@@ -2,13 +2,16 @@ import { setTimeout } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import { requireVerificationKey } from './auth/secret.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, retiredVariables, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
 import { logRedaction } from './http/log-redaction.js';
 import { listenForProbes, Readiness } from './http/probes.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
 import { startTracing } from './tracing.js';
+
+/** The signals that close the node gracefully; close-with-grace keeps the rest. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /** The only file that listens: configuration, tracing, probes, store, demo data, start, graceful stop. */
 async function main(config: Config) {
@@ -23,6 +26,7 @@ async function main(config: Config) {
   // HEALTH_PORT listens first, so that a balancer sees "not ready" while the store migrates.
   const readiness = new Readiness();
   const probes = config.HEALTH_PORT ? await listenForProbes(readiness, config.HEALTH_PORT, config.HOST, log) : undefined;
+  for (const message of retiredVariables()) log.warn(message);
   readiness.phase = 'migrating';
   // The node's version and heartbeat, which `npm run migrate -- --contract` reads, are recorded
   // as it opens the store; closing the store removes them.
@@ -44,17 +48,33 @@ async function main(config: Config) {
     app.log.info('loaded the demo data set into the empty store');
   }
 
-  // SIGTERM: /ready answers 503 at once; the node serves SHUTDOWN_DELAY_MS more, so that
-  // balancers notice, then closes (docs/operating.md, "Stopping").
-  closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000 }, async ({ signal, err }) => {
+  // SIGTERM or SIGINT: /ready answers 503 at once; the node serves SHUTDOWN_DELAY_MS more, so
+  // that balancers notice, then closes (docs/operating.md, "Stopping"). Another signal then ends
+  // it at once, but the same one again within a second counts once: a terminal's Ctrl-C reaches
+  // the node from its process group and again as npm passes it on.
+  let stopping: { signal: NodeJS.Signals; at: number } | undefined;
+  const closer = closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000, skip: [...STOP_SIGNALS] }, async ({ err }) => {
     readiness.phase = 'draining';
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
+    else app.log.info({ signal: stopping?.signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
     if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
     await app.close();
     probes?.close();
   });
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      const at = performance.now();
+      if (!stopping) {
+        stopping = { signal, at };
+        void closer.close();
+      } else if (signal !== stopping.signal || at - stopping.at > 1000) {
+        app.log.warn({ signal }, 'a second signal while closing: exiting at once');
+        process.exit(1);
+      }
+    });
+  }
 
+  await app.warmUpMcp();
   const address = await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
   readiness.phase = 'serving';
   app.log.info(

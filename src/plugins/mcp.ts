@@ -4,12 +4,16 @@ import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../http/contract.js';
 import { ApiError } from '../http/errors.js';
-import { Metering } from '../mcp/metering.js';
+import { countTokens, Metering } from '../mcp/metering.js';
 import { createMcpServer, type McpCaller, type ToolCalls } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** loads now what the first MCP request would load: the SDK, its server, the tokenizer */
+    warmUpMcp(): Promise<void>;
+  }
   interface FastifyContextConfig {
     /** the route answers in media types of its own (MCP's JSON-RPC and event streams): no format is negotiated for it */
     ownMediaTypes?: boolean;
@@ -67,6 +71,12 @@ export const mcpPlugin = fp(
     const calls: ToolCalls = { app, metering: new Metering(app.store, app.config) };
     let handler: Promise<McpHttpHandler> | undefined;
     app.addHook('onClose', async () => (await handler)?.close());
+    // A starting node calls it before it says it is ready, so that its first client does not
+    // wait for these loads (docs/decisions.md, "Shedding on the node's own backlog").
+    app.decorate('warmUpMcp', async () => {
+      handler ??= createMcpServer(calls, tools, byName);
+      await Promise.all([handler, countTokens('')]);
+    });
     const authenticate = createAuthenticator(app.config);
     const origins = allowedOrigins(app.config.CORS_ORIGINS);
     const limit = app.config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined;
