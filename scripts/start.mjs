@@ -1,11 +1,11 @@
-// `npm start`: builds dist/ when it is missing or older than the sources, then serves it in a
-// child, `node <NODE_FLAGS> dist/server.js`: V8's flags go on the node command line, where Node
-// documents them (scripts/node-flags.mjs).
-import { spawn, spawnSync } from 'node:child_process';
+// `npm start`: builds dist/ when it is missing or older than the sources, then serves it in
+// this process. package.json runs it as `exec node <flags> scripts/start.mjs`: `exec` makes
+// this process the one npm started, so npm's signals reach the server, and V8's flags go on the
+// node command line, where Node takes them (scripts/node-flags.mjs). docs/operating.md, "Stopping".
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from './node-flags.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -34,21 +34,16 @@ if (builtAt() < Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfi
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 }
 
-// The server runs in a session of its own (detached), so a Ctrl-C in the terminal reaches this
-// launcher only, which passes each signal on once: the server closes gracefully on the first
-// and at once on a second (docs/operating.md, "Stopping"), as when it ran in this process.
-const server = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/server.js')], { stdio: 'inherit', detached: true });
-const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-const forward = (signal) => server.kill(signal);
-for (const signal of forwarded) process.on(signal, forward);
+// The server goes down with whatever started it: when npm (or the shell) is killed outright
+// and this process is handed to another parent, it closes as on SIGTERM, and within 1.5 s at
+// the latest, so that no orphan keeps the port with the settings of the run before.
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(watch);
+  console.error(`the process that started the server (pid ${parent}) is gone: closing`);
+  process.kill(process.pid, 'SIGTERM');
+  setTimeout(() => process.exit(1), 1500).unref();
+}, 250).unref();
 
-server.on('error', (err) => {
-  console.error(`could not start dist/server.js: ${err.message}`);
-  process.exit(1);
-});
-server.on('exit', (code, signal) => {
-  if (!signal) process.exit(code ?? 1);
-  // Die of the same signal, so the caller sees what the server saw.
-  for (const s of forwarded) process.off(s, forward);
-  process.kill(process.pid, signal);
-});
+await import('../dist/server.js');
