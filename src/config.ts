@@ -61,7 +61,7 @@ const schema = {
     SHUTDOWN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 0 },
     LISTEN_BACKLOG: { type: 'integer', minimum: 1, maximum: 65535, default: 4096 },
     MAX_CONNECTIONS: { type: 'integer', minimum: 0, default: 0 },
-    MAX_IN_FLIGHT: { type: 'integer', minimum: 0, default: 64 },
+    MAX_IN_FLIGHT: { type: 'integer', minimum: 0, default: 0 },
     SHED_QUEUE_WAIT_MS: { type: 'integer', minimum: 0, default: 500 },
     SHED_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     DATABASE_URL: {

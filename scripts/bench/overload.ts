@@ -1,9 +1,10 @@
 // `npm run bench:overload`: one node on SQLite under a connection storm (docs/operating.md,
 // "Overload"). GetRebateCodeBySign from 10 connections gives the node's throughput; then from
-// --connections (2,000) for --duration (15 s), while /health and /ready are polled on
-// HEALTH_PORT every 0.5 s, each on a new connection, from a thread of their own. Each build
-// setting (--settings) is measured in turn, rate limits off: `before` turns shedding off and
-// keeps Node's backlog of 511; `after` runs with the defaults. Writes bench/overload.md.
+// --connections (2,000) clients for --duration (15 s), each reconnecting when the server
+// closes, while /health and /ready are polled on HEALTH_PORT every 0.5 s, each on a new
+// connection, from a thread of their own. Each setting (--settings) is measured in turn, rate
+// limits off: `before` turns shedding off and keeps Node's backlog of 511; `after` runs with
+// the defaults. Writes bench/overload.md.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,12 +29,12 @@ const DURATION_S = Number(values.duration);
 const root = join(import.meta.dirname, '../..');
 const SECRET = 'overload-bench-secret-0123456789';
 const SETTINGS: Record<string, Record<string, string>> = {
-  before: { SHED_EVENT_LOOP_DELAY_MS: '0', SHED_HEAP_USED_BYTES: '0', LISTEN_BACKLOG: '511', MAX_CONNECTIONS: '0' },
+  before: { SHED_QUEUE_WAIT_MS: '0', MAX_IN_FLIGHT: '0', SHED_HEAP_USED_BYTES: '0', LISTEN_BACKLOG: '511', MAX_CONNECTIONS: '0' },
   // The defaults: '' is unset (startApi turns shedding off for the other measurements).
-  after: { SHED_EVENT_LOOP_DELAY_MS: '' },
+  after: { SHED_QUEUE_WAIT_MS: '' },
 };
 
-/** A setting by name, or variables of its own: `LISTEN_BACKLOG=511+SHED_EVENT_LOOP_DELAY_MS=50`. */
+/** A setting by name, or variables of its own: `LISTEN_BACKLOG=511+SHED_QUEUE_WAIT_MS=250`. */
 function settingEnv(setting: string): Record<string, string> {
   if (SETTINGS[setting]) return SETTINGS[setting];
   return Object.fromEntries(setting.split('+').map((pair) => pair.split('=') as [string, string]));
@@ -74,7 +75,9 @@ async function storm(port: number, request: string, connections: number, seconds
   const end = performance.now() + seconds * 1000;
   const payload = Buffer.from(request);
   let open = 0;
-  const startConnection = () => {
+  // One client: its first connection, then a new one whenever the server closes it. Once the
+  // client has had an answer, every request's wait counts, a reconnection's included.
+  const startConnection = (hadAnswer: boolean) => {
     if (performance.now() >= end) return;
     open += 1;
     const connectedAt = performance.now();
@@ -100,7 +103,7 @@ async function storm(port: number, request: string, connections: number, seconds
           result.shed += 1;
           if (!/\r\nretry-after: *\d+/i.test(head)) result.shedWithoutRetryAfter += 1;
         } else result.other[status] = (result.other[status] ?? 0) + 1;
-        if (answered === 0) result.firstAnswerMs.push(now - connectedAt);
+        if (answered === 0 && !hadAnswer) result.firstAnswerMs.push(now - connectedAt);
         else {
           const wait = now - sentAt;
           result.laterCount += 1;
@@ -123,11 +126,11 @@ async function storm(port: number, request: string, connections: number, seconds
       open -= 1;
       if (performance.now() < end) {
         result.closedByServer += 1;
-        startConnection();
+        startConnection(hadAnswer || answered > 0);
       }
     });
   };
-  for (let i = 0; i < connections; i += 1) startConnection();
+  for (let i = 0; i < connections; i += 1) startConnection(false);
   await sleep(seconds * 1000);
   const deadline = performance.now() + 15_000;
   while (open > 0 && performance.now() < deadline) await sleep(50);
@@ -220,8 +223,9 @@ const report = [
   `# Overload: ${CONNECTIONS} connections for ${DURATION_S} s on GetRebateCodeBySign, one node on SQLite`,
   '',
   `Written by \`npm run bench:overload\` on ${new Date().toISOString().slice(0, 10)}; \`before\` is the node as it was (no shedding, Node's backlog of 511), \`after\` the defaults (docs/operating.md, "Overload").`,
-  'Rates are 200s per second; times are medians / 99th percentiles / worst. "Later wait" is the longest a request waited on a connection that had had its first answer. ' +
-    "A shed answer closes its connection, and Node accepts one connection per turn of its event loop, so \"first answer\" counts each reconnection's wait in the kernel's queue.",
+  'Rates are 200s per second; times are medians / 99th percentiles / worst. "First answer" is each client\'s wait from its first connect to its first answer. ' +
+    '"Later wait" is the longest a request waited, from its send to its answer, once its client had had an answer: when the server closed the connection, the next request\'s wait includes the new connect. ' +
+    'Targets (docs/operating.md, "Overload"): 200s at 0.8 of the 10-connection rate or more, no later wait over 2 s, every probe within 1 s.',
   '',
   '| setting | 10 connections, 200/s | storm, 200/s (of 10 conn.) | shed 503 | other statuses | closed by server / connect errors | first answer | later wait | /health on HEALTH_PORT | /ready on HEALTH_PORT | ListenOverflows / ListenDrops |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
