@@ -59,7 +59,7 @@ async function main(config: Config) {
     else app.log.info({ signal: stopping?.signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
     if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
     await app.close();
-    probes?.close();
+    await probes?.close();
   });
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {

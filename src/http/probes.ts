@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
 import { errorBody } from './error-body.js';
@@ -8,16 +9,50 @@ import { ApiError } from './errors.js';
 /**
  * The balancer's probes (docs/operating.md, "Probes"): `/health`, liveness (the process and
  * its store answer), and `/ready`, whether the node should get traffic now. Both are served
- * by the app and, when HEALTH_PORT is set, by a bare listener of their own.
+ * by the app and, when HEALTH_PORT is set, by a listener of their own in a thread of its own.
  */
 
 /** Where a node is in its life: only a `serving` node is ready. */
 export type Phase = 'starting' | 'migrating' | 'serving' | 'draining';
+const PHASES: readonly Phase[] = ['starting', 'migrating', 'serving', 'draining'];
 
-/** The node's phase and its store, once open: set by whoever starts and stops the node. */
+/** What is known of the store: none yet, it answered its last probe, or it did not. */
+export type StoreState = 'none' | 'answers' | 'fails';
+const STORE_STATES: readonly StoreState[] = ['none', 'answers', 'fails'];
+
+/**
+ * The node's phase and its store, once open: set by whoever starts and stops the node. The
+ * phase, the store's last answer and when it came are kept in memory shared with HEALTH_PORT's
+ * thread (`shared`: two Int32 slots, then the time as a BigInt64), which answers from them.
+ */
 export class Readiness {
-  phase: Phase = 'starting';
+  readonly shared = new SharedArrayBuffer(16);
+  private readonly slots = new Int32Array(this.shared, 0, 2);
   store: Store | undefined;
+
+  get phase(): Phase {
+    return PHASES[Atomics.load(this.slots, 0)];
+  }
+
+  set phase(phase: Phase) {
+    Atomics.store(this.slots, 0, PHASES.indexOf(phase));
+  }
+
+  /** Records the store's answer to a probe, now. */
+  storeAnswered(answered: boolean): void {
+    Atomics.store(this.slots, 1, STORE_STATES.indexOf(answered ? 'answers' : 'fails'));
+    Atomics.store(new BigInt64Array(this.shared, 8, 1), 0, BigInt(Date.now()));
+  }
+}
+
+/** What HEALTH_PORT's thread reads of a Readiness's shared memory. */
+export function readShared(shared: SharedArrayBuffer): { phase: Phase; store: StoreState; at: number } {
+  const slots = new Int32Array(shared, 0, 2);
+  return {
+    phase: PHASES[Atomics.load(slots, 0)],
+    store: STORE_STATES[Atomics.load(slots, 1)],
+    at: Number(Atomics.load(new BigInt64Array(shared, 8, 1), 0)),
+  };
 }
 
 export interface ProbeAnswer {
@@ -25,7 +60,7 @@ export interface ProbeAnswer {
   body: string;
 }
 
-const unavailable = (message: string): ProbeAnswer => ({ status: 503, body: errorBody('json', new ApiError(503, 'ServiceUnavailable', message)) });
+export const unavailable = (message: string): ProbeAnswer => ({ status: 503, body: errorBody('json', new ApiError(503, 'ServiceUnavailable', message)) });
 
 const NOT_SERVING: Record<Exclude<Phase, 'serving'>, string> = {
   starting: 'The node is starting.',
@@ -33,76 +68,98 @@ const NOT_SERVING: Record<Exclude<Phase, 'serving'>, string> = {
   draining: 'The node is shutting down.',
 };
 
-async function storeAnswers(readiness: Readiness, log: FastifyBaseLogger): Promise<boolean> {
-  if (!readiness.store) return false;
-  try {
-    await readiness.store.probe();
-    return true;
-  } catch (err) {
-    log.error({ err }, 'the store does not answer the probe');
-    return false;
-  }
-}
-
-/** GET /health: 200 while the process and its store answer, draining or not. */
-export async function health(readiness: Readiness, log: FastifyBaseLogger): Promise<ProbeAnswer> {
-  if (!readiness.store) return unavailable(NOT_SERVING[readiness.phase === 'serving' ? 'starting' : readiness.phase]);
-  if (!(await storeAnswers(readiness, log))) return unavailable('The store does not answer.');
+/** /health's answer: 200 while the process and its store answer, draining or not. */
+export function healthAnswer(phase: Phase, store: StoreState): ProbeAnswer {
+  if (store === 'none') return unavailable(NOT_SERVING[phase === 'serving' ? 'starting' : phase]);
+  if (store === 'fails') return unavailable('The store does not answer.');
   return { status: 200, body: '{"Status":"ok"}' };
 }
 
-/** GET /ready: 200 when the node serves and its store answers; 503 saying why not. */
-export async function ready(readiness: Readiness, log: FastifyBaseLogger): Promise<ProbeAnswer> {
-  if (readiness.phase !== 'serving') return unavailable(NOT_SERVING[readiness.phase]);
-  if (!(await storeAnswers(readiness, log))) return unavailable('The store does not answer.');
+/** /ready's answer: 200 when the node serves and its store answers; 503 saying why not. */
+export function readyAnswer(phase: Phase, store: StoreState): ProbeAnswer {
+  if (phase !== 'serving') return unavailable(NOT_SERVING[phase]);
+  if (store === 'none') return unavailable(NOT_SERVING.starting);
+  if (store === 'fails') return unavailable('The store does not answer.');
   return { status: 200, body: '{"Status":"ready"}' };
 }
 
-const PROBES: Record<string, typeof health | undefined> = { '/health': health, '/ready': ready };
+async function storeState(readiness: Readiness, log: FastifyBaseLogger): Promise<StoreState> {
+  if (!readiness.store) return 'none';
+  try {
+    await readiness.store.probe();
+    return 'answers';
+  } catch (err) {
+    log.error({ err }, 'the store does not answer the probe');
+    return 'fails';
+  }
+}
+
+/** GET /health on the API's port: the store probed now. */
+export async function health(readiness: Readiness, log: FastifyBaseLogger): Promise<ProbeAnswer> {
+  return healthAnswer(readiness.phase, await storeState(readiness, log));
+}
+
+/** GET /ready on the API's port: the store probed now, once the node serves. */
+export async function ready(readiness: Readiness, log: FastifyBaseLogger): Promise<ProbeAnswer> {
+  if (readiness.phase !== 'serving') return readyAnswer(readiness.phase, 'none');
+  return readyAnswer('serving', await storeState(readiness, log));
+}
+
+/** How often this thread probes the store for HEALTH_PORT's answers. */
+export const BEAT_MS = 250;
+/** An answer older than this counts as none: the node's own thread or its store has stopped answering. */
+export const STALE_MS = 10_000;
 
 /**
- * HEALTH_PORT's listener: the two probes and nothing else, each answer closing its
- * connection (balancers probe on a new one). It has no rate limit and sheds nothing.
+ * How to start probe-listener, the file beside this one: itself in dist/; where the sources
+ * run under tsx (the tests, `npm run` scripts), through tsx's loader, which a worker thread of
+ * Node 20 does not inherit from `--import`.
  */
-export async function listenForProbes(readiness: Readiness, port: number, host: string, log: FastifyBaseLogger): Promise<Server> {
-  const answer = (res: ServerResponse, status: number, body: string) => {
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      connection: 'close',
+function listenerEntry(): [string | URL, { eval?: boolean }] {
+  const file = new URL(`./probe-listener${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  if (!file.pathname.endsWith('.ts')) return [file, {}];
+  return [`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`, { eval: true }];
+}
+
+export interface ProbeListener {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * HEALTH_PORT: the two probes and nothing else, served by a thread of its own
+ * (probe-listener.ts), so that a probe never waits for the requests of the node's event loop
+ * (docs/decisions.md, "Probes in a thread of their own"). This thread probes the store every
+ * BEAT_MS and shares the phase and the answer; that thread answers from them.
+ */
+export async function listenForProbes(readiness: Readiness, port: number, host: string, log: FastifyBaseLogger): Promise<ProbeListener> {
+  let probing = false;
+  const beat = setInterval(() => {
+    if (probing || !readiness.store || readiness.phase === 'draining') return;
+    probing = true;
+    void storeState(readiness, log).then((state) => {
+      readiness.storeAnswered(state === 'answers');
+      probing = false;
     });
-    res.end(body);
+  }, BEAT_MS).unref();
+  const [entry, how] = listenerEntry();
+  const worker = new Worker(entry, { ...how, workerData: { shared: readiness.shared, port, host, staleMs: STALE_MS } });
+  worker.unref();
+  const listening = await new Promise<number>((resolve, reject) => {
+    worker.once('message', (message: { port?: number; error?: string }) =>
+      message.port === undefined ? reject(new Error(`HEALTH_PORT: ${message.error}`)) : resolve(message.port));
+    worker.once('error', reject);
+  }).catch(async (err) => {
+    clearInterval(beat);
+    await worker.terminate();
+    throw err;
+  });
+  log.info(`probes (/health, /ready) on ${host}:${listening}, in a thread of their own`);
+  return {
+    port: listening,
+    async close() {
+      clearInterval(beat);
+      await worker.terminate();
+    },
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '').split('?')[0];
-    const probe = Object.hasOwn(PROBES, path) ? PROBES[path] : undefined;
-    if (!probe || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      const refused = probe
-        ? new ApiError(405, 'MethodNotAllowed', `${req.method} is not allowed on ${path}; use GET.`)
-        : new ApiError(404, 'NotFound', `HEALTH_PORT serves /health and /ready only, not ${path}.`);
-      answer(res, refused.statusCode, errorBody('json', refused));
-      return;
-    }
-    probe(readiness, log).then(
-      ({ status, body }) => answer(res, status, body),
-      (err) => {
-        log.error({ err }, 'probe failed');
-        answer(res, 503, unavailable('The probe failed.').body);
-      },
-    );
-  });
-  server.headersTimeout = 5000;
-  server.requestTimeout = 5000;
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  log.info(`probes (/health, /ready) on ${host}:${(server.address() as AddressInfo).port}`);
-  return server;
 }

@@ -104,8 +104,8 @@ interface Entry extends Waiter {
 /**
  * This node's own backlog (docs/decisions.md, "Shedding on the node's own backlog"): what it
  * runs and what waits to run, and how long the oldest has waited. A request's wait starts with
- * the turn of the event loop that read it, since every request of that turn was there when it
- * began: the later ones wait for the earlier ones' work. At most `maxRunning` run at once (0: no
+ * the turn of the event loop that read it: it waits for the work of those read before it in
+ * that turn, which were waiting when it began. At most `maxRunning` run at once (0: no
  * cap); the rest wait in order of arrival. A request that has waited `maxWaitMs` (0: no limit)
  * is shed, as it arrives or as its turn to run comes; so is one that arrives while the oldest
  * waiting one is past it. A lone request never waits, however busy the host is.

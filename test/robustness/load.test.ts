@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { createServer, type Server } from 'node:http';
@@ -8,7 +9,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, MIN_CONNECTION_CAP } from '../../src/config.js';
-import { listenForProbes, Readiness } from '../../src/http/probes.js';
+import { BEAT_MS, listenForProbes, Readiness } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { LAST_MIGRATION } from '../../src/store/migrations/index.js';
@@ -59,9 +60,9 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   const database = await freshDatabase();
   const readiness = new Readiness();
   const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
-  const probe = `http://127.0.0.1:${portOf(probes)}`;
+  const probe = `http://127.0.0.1:${probes.port}`;
   t.teardown(async () => {
-    probes.close();
+    await probes.close();
     await database.drop();
   });
 
@@ -82,6 +83,8 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   unavailable(t, await get(`${api}/ready`), /applying migrations/, 'the API port too, until the node serves');
 
   readiness.phase = 'serving';
+  // HEALTH_PORT answers from the store's last answer to this thread's probe, every BEAT_MS.
+  await sleep(2 * BEAT_MS);
   for (const base of [probe, api]) {
     const ready = await get(`${base}/ready`);
     t.equal(ready.statusCode, 200, `${base}: ready`);
@@ -102,6 +105,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
 
   readiness.phase = 'serving';
   await store.close();
+  await sleep(2 * BEAT_MS);
   for (const base of [probe, api]) {
     unavailable(t, await get(`${base}/ready`), /store does not answer/, `${base}: /ready without its store`);
     unavailable(t, await get(`${base}/health`), /store does not answer/, `${base}: /health without its store`);
@@ -113,6 +117,21 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   const post = await fetch(`${probe}/ready`, { method: 'POST' });
   t.equal(post.status, 405);
   t.equal(((await post.json()) as { ResponseStatus: { ErrorCode: string } }).ResponseStatus.ErrorCode, 'MethodNotAllowed');
+});
+
+t.test('HEALTH_PORT answers while the node\'s own thread is busy: its listener runs in a thread of its own', async (t) => {
+  const readiness = Object.assign(new Readiness(), { phase: 'serving' as const });
+  readiness.storeAnswered(true);
+  const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
+  t.teardown(() => probes.close());
+  // spawnSync holds this thread, the node's, while the child probes.
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['-e', `fetch('http://127.0.0.1:${probes.port}/ready').then(async (r) => console.log(r.status, await r.text()))`], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  t.equal(child.stdout.trim(), '200 {"Status":"ready"}', 'answered while this thread was held');
+  t.ok(performance.now() - started < 10_000, 'within the child\'s time');
 });
 
 t.test('the probes never wait behind requests for a store connection', async (t) => {
