@@ -119,7 +119,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // the request's id, and helmet's security headers (worked out once, protection.ts).
   const headers = securityHeaders();
   // An app built without a Readiness (the tests' own) serves as soon as it is built.
-  const readiness = options.readiness ?? Object.assign(new Readiness(), { phase: 'serving' as const });
+  const readiness = options.readiness ?? new Readiness('serving');
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(headers);
     // Draining: keep-alive clients are told to reconnect, to another node, while this one still serves.

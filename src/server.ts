@@ -27,7 +27,7 @@ async function main(config: Config) {
   const readiness = new Readiness();
   const probes = config.HEALTH_PORT ? await listenForProbes(readiness, config.HEALTH_PORT, config.HOST, log) : undefined;
   for (const message of retiredVariables()) log.warn(message);
-  readiness.phase = 'migrating';
+  readiness.enter('migrating');
   // The node's version and heartbeat, which `npm run migrate -- --contract` reads, are recorded
   // as it opens the store; closing the store removes them.
   const store = await openStore(config.DATABASE_URL, {
@@ -54,7 +54,7 @@ async function main(config: Config) {
   // the node from its process group and again as npm passes it on.
   let stopping: { signal: NodeJS.Signals; at: number } | undefined;
   const closer = closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000, skip: [...STOP_SIGNALS] }, async ({ err }) => {
-    readiness.phase = 'draining';
+    readiness.enter('draining');
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal: stopping?.signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
     if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
@@ -76,7 +76,7 @@ async function main(config: Config) {
 
   await app.warmUpMcp();
   const address = await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
-  readiness.phase = 'serving';
+  readiness.enter('serving');
   app.log.info(
     `Booking Administration API on ${address} — docs ${address}/docs. ` +
       `Get a token with: npm run --silent token -- --company <guid> --role bookingsupplier-administrator-write; ` +

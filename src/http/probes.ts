@@ -28,13 +28,16 @@ const STORE_STATES: readonly StoreState[] = ['none', 'answers', 'fails'];
 export class Readiness {
   readonly shared = new SharedArrayBuffer(16);
   private readonly slots = new Int32Array(this.shared, 0, 2);
+  /** where the node is in its life; `enter` changes it, and tells HEALTH_PORT's thread */
+  readonly phase: Phase = 'starting';
   store: Store | undefined;
 
-  get phase(): Phase {
-    return PHASES[Atomics.load(this.slots, 0)];
+  constructor(phase: Phase = 'starting') {
+    this.enter(phase);
   }
 
-  set phase(phase: Phase) {
+  enter(phase: Phase): void {
+    (this as { phase: Phase }).phase = phase;
     Atomics.store(this.slots, 0, PHASES.indexOf(phase));
   }
 
@@ -118,7 +121,8 @@ export const STALE_MS = 10_000;
 function listenerEntry(): [string | URL, { eval?: boolean }] {
   const file = new URL(`./probe-listener${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
   if (!file.pathname.endsWith('.ts')) return [file, {}];
-  return [`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`, { eval: true }];
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return [`import(${tsx}).then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`, { eval: true }];
 }
 
 export interface ProbeListener {

@@ -67,7 +67,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   });
 
   for (const phase of ['starting', 'migrating'] as const) {
-    readiness.phase = phase;
+    readiness.enter(phase);
     unavailable(t, await get(`${probe}/ready`), phase === 'starting' ? /starting/ : /applying migrations/, `/ready while ${phase}`);
     unavailable(t, await get(`${probe}/health`), phase === 'starting' ? /starting/ : /applying migrations/, `/health while ${phase}: no store yet`);
   }
@@ -82,7 +82,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   const api = `http://127.0.0.1:${portOf(app)}`;
   unavailable(t, await get(`${api}/ready`), /applying migrations/, 'the API port too, until the node serves');
 
-  readiness.phase = 'serving';
+  readiness.enter('serving');
   // HEALTH_PORT answers from the store's last answer to this thread's probe, every BEAT_MS.
   await sleep(2 * BEAT_MS);
   for (const base of [probe, api]) {
@@ -93,7 +93,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
     t.strictSame((await get(`${base}/health`)).json(), { Status: 'ok' });
   }
 
-  readiness.phase = 'draining';
+  readiness.enter('draining');
   for (const base of [probe, api]) {
     unavailable(t, await get(`${base}/ready`), /shutting down/, `${base}: /ready while draining`);
     t.equal((await get(`${base}/health`)).statusCode, 200, `${base}: still alive while draining`);
@@ -103,7 +103,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   t.equal(served.headers.get('connection'), 'close', 'on connections it closes, so that clients move on');
   await served.text();
 
-  readiness.phase = 'serving';
+  readiness.enter('serving');
   await store.close();
   await sleep(2 * BEAT_MS);
   for (const base of [probe, api]) {
@@ -120,7 +120,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
 });
 
 t.test('HEALTH_PORT answers while the node\'s own thread is busy: its listener runs in a thread of its own', async (t) => {
-  const readiness = Object.assign(new Readiness(), { phase: 'serving' as const });
+  const readiness = new Readiness('serving');
   readiness.storeAnswered(true);
   const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
   t.teardown(() => probes.close());
