@@ -53,10 +53,10 @@ async function main(config: Config) {
   // it at once, but the same one again within a second counts once: a terminal's Ctrl-C reaches
   // the node from its process group and again as npm passes it on.
   let stopping: { signal: NodeJS.Signals; at: number } | undefined;
-  const closer = closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000, skip: [...STOP_SIGNALS] }, async ({ err }) => {
+  const closer = closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
     readiness.enter('draining');
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal: stopping?.signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
+    else app.log.info({ signal: stopping?.signal ?? signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
     if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
     await app.close();
     await probes?.close();

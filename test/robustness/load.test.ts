@@ -292,7 +292,10 @@ t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS m
   await new Promise((resolve) => free.close(resolve));
   const server = await startServer({
     DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_SECRET, HEALTH_PORT: String(healthPort), SHUTDOWN_DELAY_MS: '1500', LOG_LEVEL: 'info',
+    // A variable this version no longer reads: named at start, with what replaced it.
+    SHED_EVENT_LOOP_DELAY_MS: '100',
   });
+  t.match(server.logs(), /SHED_EVENT_LOOP_DELAY_MS is no longer read: a node sheds on its own backlog, by MAX_IN_FLIGHT and SHED_QUEUE_WAIT_MS/, 'the retired variable is named at start');
   t.teardown(() => server.kill());
   const probe = `http://127.0.0.1:${healthPort}`;
   t.equal((await get(`${probe}/ready`)).statusCode, 200, 'ready on HEALTH_PORT');
