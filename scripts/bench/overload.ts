@@ -145,12 +145,21 @@ function pollProbes(port: number, seconds: number): Promise<Record<string, { ms:
     const result = { '/health': { ms: [], failed: 0 }, '/ready': { ms: [], failed: 0 } };
     const probe = (path) => new Promise((resolve) => {
       const started = performance.now();
+      let settled = false;
+      const settle = (ok) => {
+        if (settled) return;
+        settled = true;
+        if (ok) result[path].ms.push(performance.now() - started); else result[path].failed += 1;
+        resolve();
+      };
       const req = http.get({ host: '127.0.0.1', port: workerData.port, path, agent: false, timeout: 10000 }, (res) => {
         res.resume();
-        res.on('end', () => { if (res.statusCode === 200) result[path].ms.push(performance.now() - started); else result[path].failed += 1; resolve(); });
+        res.on('end', () => settle(res.statusCode === 200));
+        res.on('error', () => settle(false));
+        res.on('close', () => settle(false));
       });
       req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => { result[path].failed += 1; resolve(); });
+      req.on('error', () => settle(false));
     });
     const pending = [];
     const timer = setInterval(() => { pending.push(probe('/health'), probe('/ready')); }, 500);
@@ -199,6 +208,13 @@ async function measure(setting: string) {
 }
 
 const rows: string[] = [];
+// A measurement whose promises can no longer settle would otherwise end the process quietly.
+process.on('beforeExit', () => {
+  if (process.exitCode === undefined) {
+    console.error('the bench stopped before it finished: a measurement waited on nothing left to run');
+    process.exitCode = 1;
+  }
+});
 for (const setting of values.settings.split(',')) {
   const { ten, many, probes, overflows, drops } = await measure(setting);
   const okPerSecond = many.ok / many.seconds;
@@ -234,3 +250,4 @@ const report = [
 ].join('\n');
 writeFileSync(resolve(root, values.out), report);
 console.log(`wrote ${values.out}`);
+process.exitCode = 0;

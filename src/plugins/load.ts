@@ -1,5 +1,6 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
 import type { ShedReason } from '../metrics/metrics.js';
@@ -39,6 +40,9 @@ const closing = () => new ApiError(503, 'ServiceUnavailable', 'The node is shutt
 export const loadPlugin = fp(
   async (app: FastifyInstance) => {
     const { SHED_QUEUE_WAIT_MS, MAX_IN_FLIGHT, SHED_HEAP_USED_BYTES, MAX_CONNECTIONS } = app.config;
+    app.server.on('connection', (socket: AnsweredSocket) => {
+      socket[ANSWERED_AT] = performance.now();
+    });
     if (MAX_CONNECTIONS > 0) {
       app.server.maxConnections = MAX_CONNECTIONS;
       app.server.on('drop', () => app.metrics.connectionDropped());
@@ -95,8 +99,12 @@ export interface Waiter {
   start: () => void;
 }
 
+/** When a connection was accepted, or its last answer sent: ms (performance.now). */
+export const ANSWERED_AT = Symbol('answeredAt');
+type AnsweredSocket = Socket & { [ANSWERED_AT]?: number };
+
 interface Entry extends Waiter {
-  /** when the turn of the event loop that read it began, ms (performance.now) */
+  /** since when it may have waited: its turn's start, or its connection's last answer if later (ms, performance.now) */
   readAt: number;
   state: 'waiting' | 'running' | 'done';
 }
@@ -104,11 +112,11 @@ interface Entry extends Waiter {
 /**
  * This node's own backlog (docs/decisions.md, "Shedding on the node's own backlog"): what it
  * runs and what waits to run, and how long the oldest has waited. A request's wait starts with
- * the turn of the event loop that read it: it waits for the work of those read before it in
- * that turn, which were waiting when it began. At most `maxRunning` run at once (0: no
- * cap); the rest wait in order of arrival. A request that has waited `maxWaitMs` (0: no limit)
- * is shed, as it arrives or as its turn to run comes; so is one that arrives while the oldest
- * waiting one is past it. A lone request never waits, however busy the host is.
+ * the turn of the event loop that read it (it waits for those read before it in that turn), or
+ * when its connection was accepted or last answered, if later. At most `maxRunning` run at once
+ * (0: no cap); the rest wait in order of arrival. A request that has waited `maxWaitMs` (0: no
+ * limit) is shed, as it arrives or as its turn to run comes; so is one that arrives while the
+ * oldest waiting one is past it. A lone request never waits, however busy the host is.
  */
 export class Backlog {
   running = 0;
@@ -133,14 +141,17 @@ export class Backlog {
       this.turnStart = now;
       setImmediate(this.endTurn);
     }
-    const entry: Entry = { ...waiter, readAt: this.turnStart, state: 'waiting' };
-    const oldest = this.oldest();
-    const queued = oldest !== undefined;
-    if (this.overdue(entry, now) || (queued && this.overdue(oldest, now))) return this.shed(entry);
-    entry.reply.raw.once('close', () => {
+    // It cannot have waited since before its connection was accepted or last answered.
+    const socket: AnsweredSocket | undefined = waiter.request.raw.socket;
+    const entry: Entry = { ...waiter, readAt: Math.max(this.turnStart, socket?.[ANSWERED_AT] ?? 0), state: 'waiting' };
+    waiter.reply.raw.once('close', () => {
+      if (socket) socket[ANSWERED_AT] = performance.now();
       if (entry.state === 'running') this.finished();
       entry.state = 'done';
     });
+    const oldest = this.oldest();
+    const queued = oldest !== undefined;
+    if (this.overdue(entry, now) || (queued && this.overdue(oldest, now))) return this.drop(entry);
     if (!queued && (this.maxRunning === 0 || this.running < this.maxRunning)) return this.run(entry);
     this.queue.push(entry);
     if (this.maxWaitMs > 0) this.sweep ??= setTimeout(this.sweepOverdue, Math.max(10, this.maxWaitMs / 4)).unref();
