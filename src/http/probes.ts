@@ -127,6 +127,8 @@ function listenerEntry(): [string | URL, { eval?: boolean }] {
 
 export interface ProbeListener {
   port: number;
+  /** probes the store now (or waits for the probe under way) and shares its answer */
+  refresh(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -137,14 +139,16 @@ export interface ProbeListener {
  * BEAT_MS and shares the phase and the answer; that thread answers from them.
  */
 export async function listenForProbes(readiness: Readiness, port: number, host: string, log: FastifyBaseLogger): Promise<ProbeListener> {
-  let probing = false;
-  const beat = setInterval(() => {
-    if (probing || !readiness.store || readiness.phase === 'draining') return;
-    probing = true;
-    void storeState(readiness, log).then((state) => {
+  let probing: Promise<void> | undefined;
+  const refresh = () => {
+    probing ??= storeState(readiness, log).then((state) => {
       readiness.storeAnswered(state === 'answers');
-      probing = false;
+      probing = undefined;
     });
+    return probing;
+  };
+  const beat = setInterval(() => {
+    if (readiness.store && readiness.phase !== 'draining') void refresh();
   }, BEAT_MS).unref();
   const [entry, how] = listenerEntry();
   const worker = new Worker(entry, { ...how, workerData: { shared: readiness.shared, port, host, staleMs: STALE_MS } });
@@ -161,6 +165,7 @@ export async function listenForProbes(readiness: Readiness, port: number, host: 
   log.info(`probes (/health, /ready) on ${host}:${listening}, in a thread of their own`);
   return {
     port: listening,
+    refresh,
     async close() {
       clearInterval(beat);
       await worker.terminate();

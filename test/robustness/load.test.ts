@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, MIN_CONNECTION_CAP } from '../../src/config.js';
-import { BEAT_MS, listenForProbes, Readiness } from '../../src/http/probes.js';
+import { listenForProbes, Readiness } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { LAST_MIGRATION } from '../../src/store/migrations/index.js';
@@ -82,9 +82,9 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
   const api = `http://127.0.0.1:${portOf(app)}`;
   unavailable(t, await get(`${api}/ready`), /applying migrations/, 'the API port too, until the node serves');
 
+  // HEALTH_PORT answers from the store's last answer to this thread's probe.
+  await probes.refresh();
   readiness.enter('serving');
-  // HEALTH_PORT answers from the store's last answer to this thread's probe, every BEAT_MS.
-  await sleep(2 * BEAT_MS);
   for (const base of [probe, api]) {
     const ready = await get(`${base}/ready`);
     t.equal(ready.statusCode, 200, `${base}: ready`);
@@ -105,7 +105,7 @@ t.test('/ready and /health answer for each phase of a node, on its port and on H
 
   readiness.enter('serving');
   await store.close();
-  await sleep(2 * BEAT_MS);
+  await probes.refresh();
   for (const base of [probe, api]) {
     unavailable(t, await get(`${base}/ready`), /store does not answer/, `${base}: /ready without its store`);
     unavailable(t, await get(`${base}/health`), /store does not answer/, `${base}: /health without its store`);
