@@ -35,8 +35,9 @@ if (builtAt() < Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfi
 }
 
 // The server goes down with whatever started it: when npm (or the shell) is killed outright
-// and this process is handed to another parent, it closes as on SIGTERM, and within 1.5 s at
-// the latest, so that no orphan keeps the port with the settings of the run before.
+// and this process is handed to another parent, it closes as on SIGTERM, but within 2 s (the
+// parent is checked four times a second; the close is cut at 1.5 s), so that no orphan keeps
+// the port with the settings of the run before.
 const parent = process.ppid;
 const watch = setInterval(() => {
   if (process.ppid === parent) return;

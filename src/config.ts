@@ -128,7 +128,7 @@ const RETIRED: Record<string, string> = {
 
 /** What start-up says of the retired variables set in `env`. */
 export function retiredVariables(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.keys(RETIRED).filter((name) => env[name] !== undefined).map((name) => RETIRED[name]);
+  return Object.keys(RETIRED).filter((name) => env[name] !== undefined && env[name] !== '').map((name) => RETIRED[name]);
 }
 
 /** The smallest MAX_CONNECTIONS that is not 0 (docs/operating.md, "Overload"). */

@@ -52,14 +52,17 @@ async function main(config: Config) {
   // that balancers notice, then closes (docs/operating.md, "Stopping"). Another signal then ends
   // it at once, but the same one again within a second counts once: a terminal's Ctrl-C reaches
   // the node from its process group and again as npm passes it on.
-  let stopping: { signal: NodeJS.Signals; at: number } | undefined;
+  let stopping: { signal: string; at: number } | undefined;
   const closer = closeWithGrace({ delay: config.SHUTDOWN_DELAY_MS + 10000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
+    // A close close-with-grace began (another signal, an error) counts as the first signal too.
+    stopping ??= { signal: signal ?? 'error', at: performance.now() };
     readiness.enter('draining');
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal: stopping?.signal ?? signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
+    else app.log.info({ signal: stopping.signal, drainMs: config.SHUTDOWN_DELAY_MS }, 'closing');
     if (!err && config.SHUTDOWN_DELAY_MS > 0) await setTimeout(config.SHUTDOWN_DELAY_MS);
-    await app.close();
+    // HEALTH_PORT closes as the API's port does, before the store it reports on.
     await probes?.close();
+    await app.close();
   });
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {

@@ -43,5 +43,10 @@ const server = createServer((req, res) => {
 server.headersTimeout = 5000;
 server.requestTimeout = 5000;
 server.keepAliveTimeout = 0;
-server.once('error', (err) => parentPort!.postMessage({ error: err.message }));
-server.listen({ port, host }, () => parentPort!.postMessage({ port: (server.address() as AddressInfo).port }));
+// An error before it listens is told to the node's thread; one after ends this thread, which that thread logs.
+const refused = (err: Error) => parentPort!.postMessage({ error: err.message });
+server.once('error', refused);
+server.listen({ port, host }, () => {
+  server.off('error', refused);
+  parentPort!.postMessage({ port: (server.address() as AddressInfo).port });
+});

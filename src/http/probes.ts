@@ -86,13 +86,14 @@ export function readyAnswer(phase: Phase, store: StoreState): ProbeAnswer {
   return { status: 200, body: '{"Status":"ready"}' };
 }
 
-async function storeState(readiness: Readiness, log: FastifyBaseLogger): Promise<StoreState> {
+/** Probes the store; a failure is logged unless `quiet`. */
+async function storeState(readiness: Readiness, log: FastifyBaseLogger, quiet = false): Promise<StoreState> {
   if (!readiness.store) return 'none';
   try {
     await readiness.store.probe();
     return 'answers';
   } catch (err) {
-    log.error({ err }, 'the store does not answer the probe');
+    if (!quiet) log.error({ err }, 'the store does not answer the probe');
     return 'fails';
   }
 }
@@ -136,19 +137,23 @@ export interface ProbeListener {
  * HEALTH_PORT: the two probes and nothing else, served by a thread of its own
  * (probe-listener.ts), so that a probe never waits for the requests of the node's event loop
  * (docs/decisions.md, "Probes in a thread of their own"). This thread probes the store every
- * BEAT_MS and shares the phase and the answer; that thread answers from them.
+ * BEAT_MS and shares the phase and the answer; that thread answers from them. The node closes
+ * it before its store, as it stops taking connections.
  */
 export async function listenForProbes(readiness: Readiness, port: number, host: string, log: FastifyBaseLogger): Promise<ProbeListener> {
   let probing: Promise<void> | undefined;
+  let failing = false;
   const refresh = () => {
-    probing ??= storeState(readiness, log).then((state) => {
+    // A store that stays down is logged once, when it stops answering, not four times a second.
+    probing ??= storeState(readiness, log, failing).then((state) => {
+      failing = state === 'fails';
       readiness.storeAnswered(state === 'answers');
       probing = undefined;
     });
     return probing;
   };
   const beat = setInterval(() => {
-    if (readiness.store && readiness.phase !== 'draining') void refresh();
+    if (readiness.store) void refresh();
   }, BEAT_MS).unref();
   const [entry, how] = listenerEntry();
   const worker = new Worker(entry, { ...how, workerData: { shared: readiness.shared, port, host, staleMs: STALE_MS } });
@@ -157,16 +162,23 @@ export async function listenForProbes(readiness: Readiness, port: number, host: 
     worker.once('message', (message: { port?: number; error?: string }) =>
       message.port === undefined ? reject(new Error(`HEALTH_PORT: ${message.error}`)) : resolve(message.port));
     worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`HEALTH_PORT: its thread exited with ${code} before listening`)));
   }).catch(async (err) => {
     clearInterval(beat);
     await worker.terminate();
     throw err;
+  });
+  let closing = false;
+  worker.on('error', (err) => log.error({ err }, "HEALTH_PORT's thread failed: the probes are not served there any more"));
+  worker.on('exit', (code) => {
+    if (!closing) log.error({ code }, "HEALTH_PORT's thread exited: the probes are not served there any more");
   });
   log.info(`probes (/health, /ready) on ${host}:${listening}, in a thread of their own`);
   return {
     port: listening,
     refresh,
     async close() {
+      closing = true;
       clearInterval(beat);
       await worker.terminate();
     },

@@ -50,17 +50,19 @@ export const loadPlugin = fp(
 
     let shedThisSecond = 0;
     let summary: NodeJS.Timeout | undefined;
+    const summarize = () => {
+      clearTimeout(summary);
+      summary = undefined;
+      if (shedThisSecond > 0) app.log.warn({ shed: shedThisSecond }, `shed ${shedThisSecond} requests in the last second: this node is overloaded`);
+      shedThisSecond = 0;
+    };
     const shed = (request: FastifyRequest, reply: FastifyReply, reason: ShedReason) => {
       app.metrics.shed(request.routeOptions.config.operationId, reason);
       shedThisSecond += 1;
-      summary ??= setTimeout(() => {
-        app.log.warn({ shed: shedThisSecond }, `shed ${shedThisSecond} requests in the last second: this node is overloaded`);
-        shedThisSecond = 0;
-        summary = undefined;
-      }, 1000).unref();
+      summary ??= setTimeout(summarize, 1000).unref();
       sendError(request, reply, overloaded());
     };
-    app.addHook('onClose', async () => clearTimeout(summary));
+    app.addHook('onClose', async () => summarize());
 
     const backlog = new Backlog(MAX_IN_FLIGHT, SHED_QUEUE_WAIT_MS, (waiter) => shed(waiter.request, waiter.reply, 'queue_wait'));
     app.decorate('backlog', backlog);

@@ -125,13 +125,11 @@ t.test('HEALTH_PORT answers while the node\'s own thread is busy: its listener r
   const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
   t.teardown(() => probes.close());
   // spawnSync holds this thread, the node's, while the child probes.
-  const started = performance.now();
   const child = spawnSync(process.execPath, ['-e', `fetch('http://127.0.0.1:${probes.port}/ready').then(async (r) => console.log(r.status, await r.text()))`], {
     encoding: 'utf8',
     timeout: 10_000,
   });
   t.equal(child.stdout.trim(), '200 {"Status":"ready"}', 'answered while this thread was held');
-  t.ok(performance.now() - started < 10_000, 'within the child\'s time');
 });
 
 t.test('the probes never wait behind requests for a store connection', async (t) => {
@@ -189,9 +187,9 @@ t.test('a request that waits SHED_QUEUE_WAIT_MS behind MAX_IN_FLIGHT running one
   await sleep(100);
   // The first runs, and waits for the store; the next three wait behind it, in this node.
   const running = get(`${base}/categories`, auth);
-  await sleep(50);
+  for (let tries = 0; tries < 100 && app.backlog.running < 1; tries += 1) await sleep(2);
   const waiting = [get(`${base}/categories`, auth), get(`${base}/categories.csv`, auth), get(`${base}/categories`, auth)];
-  await sleep(20);
+  for (let tries = 0; tries < 100 && app.backlog.waiting < 3; tries += 1) await sleep(2);
   t.equal(app.backlog.running, 1, 'one request runs');
   t.equal(app.backlog.waiting, 3, 'three wait');
   t.equal((await get(`${base}/ready`)).statusCode, 200, 'the probes neither wait nor are shed');
