@@ -28,6 +28,7 @@ const STORE_STATES: readonly StoreState[] = ['none', 'answers', 'fails'];
 export class Readiness {
   readonly shared = new SharedArrayBuffer(16);
   private readonly slots = new Int32Array(this.shared, 0, 2);
+  private readonly answeredAt = new BigInt64Array(this.shared, 8, 1);
   /** where the node is in its life; `enter` changes it, and tells HEALTH_PORT's thread */
   readonly phase: Phase = 'starting';
   store: Store | undefined;
@@ -41,10 +42,10 @@ export class Readiness {
     Atomics.store(this.slots, 0, PHASES.indexOf(phase));
   }
 
-  /** Records the store's answer to a probe, now. */
-  storeAnswered(answered: boolean): void {
+  /** Records the store's answer to a probe, made `at` (ms since the epoch; now by default). */
+  storeAnswered(answered: boolean, at = Date.now()): void {
     Atomics.store(this.slots, 1, STORE_STATES.indexOf(answered ? 'answers' : 'fails'));
-    Atomics.store(new BigInt64Array(this.shared, 8, 1), 0, BigInt(Date.now()));
+    Atomics.store(this.answeredAt, 0, BigInt(at));
   }
 }
 

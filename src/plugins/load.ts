@@ -145,7 +145,7 @@ export class Backlog {
     }
     // It cannot have waited since before its connection was accepted or last answered.
     const socket: AnsweredSocket | undefined = waiter.request.raw.socket;
-    const entry: Entry = { ...waiter, readAt: Math.max(this.turnStart, socket?.[ANSWERED_AT] ?? 0), state: 'waiting' };
+    const entry: Entry = Object.assign(waiter, { readAt: Math.max(this.turnStart, socket?.[ANSWERED_AT] ?? 0), state: 'waiting' as const });
     waiter.reply.raw.once('close', () => {
       if (socket) socket[ANSWERED_AT] = performance.now();
       if (entry.state === 'running') this.finished();
@@ -162,11 +162,7 @@ export class Backlog {
   /** The node closes: every waiting request is answered by `refuse` instead. */
   close(refuse: (waiter: Waiter) => void): void {
     clearTimeout(this.sweep);
-    for (let entry = this.next(); entry; entry = this.next()) {
-      if (entry.state !== 'waiting') continue;
-      entry.state = 'done';
-      refuse(entry);
-    }
+    for (let entry = this.take(); entry; entry = this.take()) this.drop(entry, refuse);
   }
 
   private readonly endTurn = () => {
@@ -178,7 +174,6 @@ export class Backlog {
   }
 
   private run(entry: Entry) {
-    if (entry.state !== 'waiting') return;
     entry.state = 'running';
     this.running += 1;
     entry.start();
@@ -186,47 +181,42 @@ export class Backlog {
 
   /** The oldest request still waiting, after dropping those whose clients left. */
   private oldest(): Entry | undefined {
-    while (this.waiting > 0 && this.queue[this.head].state !== 'waiting') this.next();
-    return this.waiting > 0 ? this.queue[this.head] : undefined;
-  }
-
-  private next(): Entry | undefined {
-    if (this.head === this.queue.length) return undefined;
-    const entry = this.queue[this.head];
-    this.head += 1;
-    if (this.head === this.queue.length || this.head > 1024) {
+    while (this.head < this.queue.length && this.queue[this.head].state !== 'waiting') this.head += 1;
+    if (this.head > 0 && (this.head === this.queue.length || this.head > 1024)) {
       this.queue.splice(0, this.head);
       this.head = 0;
     }
+    return this.queue[this.head];
+  }
+
+  /** Takes the oldest request still waiting off the queue. */
+  private take(): Entry | undefined {
+    const entry = this.oldest();
+    if (entry) this.head += 1;
     return entry;
   }
 
   private finished() {
     this.running -= 1;
     const now = performance.now();
-    while (this.waiting > 0 && (this.maxRunning === 0 || this.running < this.maxRunning)) {
-      const entry = this.next()!;
-      if (entry.state !== 'waiting') continue;
+    while (this.maxRunning === 0 || this.running < this.maxRunning) {
+      const entry = this.take();
+      if (!entry) return;
       if (this.overdue(entry, now)) this.drop(entry);
       else this.run(entry);
     }
   }
 
-  private drop(entry: Entry) {
+  private drop(entry: Entry, answer: (waiter: Waiter) => void = this.shed) {
     entry.state = 'done';
-    this.shed(entry);
+    answer(entry);
   }
 
   /** Sheds what has waited too long while nothing finished (a stalled store, a long request). */
   private readonly sweepOverdue = () => {
     this.sweep = undefined;
     const now = performance.now();
-    while (this.waiting > 0) {
-      const entry = this.queue[this.head];
-      if (entry.state === 'waiting' && !this.overdue(entry, now)) break;
-      this.next();
-      if (entry.state === 'waiting') this.drop(entry);
-    }
-    if (this.waiting > 0) this.sweep = setTimeout(this.sweepOverdue, Math.max(10, this.maxWaitMs / 4)).unref();
+    for (let entry = this.oldest(); entry && this.overdue(entry, now); entry = this.oldest()) this.drop(this.take()!);
+    if (this.oldest()) this.sweep = setTimeout(this.sweepOverdue, Math.max(10, this.maxWaitMs / 4)).unref();
   };
 }

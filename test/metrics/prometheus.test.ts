@@ -1,27 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp } from '../helper.js';
 import { METRICS_TOKEN } from './exposition.js';
+import { freePort } from '../robustness/server-process.js';
 
 // A real Prometheus (Debian's `prometheus` package, as .ci/run installs it) scrapes a node
 // listening on 127.0.0.1 with METRICS_TOKEN, and its HTTP API answers the node's request
 // counter: the exposition is one Prometheus reads, and the token is what it sends.
 
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? 'prometheus';
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 interface Series {
   metric: Record<string, string>;

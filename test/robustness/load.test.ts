@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -9,14 +9,14 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, MIN_CONNECTION_CAP } from '../../src/config.js';
-import { listenForProbes, Readiness } from '../../src/http/probes.js';
+import { listenForProbes, Readiness, STALE_MS } from '../../src/http/probes.js';
 import { POOL_SIZE } from '../../src/store/engines/postgres.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { LAST_MIGRATION } from '../../src/store/migrations/index.js';
 import { assertContract, bearer, buildLoggedApp, buildTestApp, testConfig, TEST_SECRET } from '../helper.js';
 import { COMPANY_A } from '../fixtures.js';
 import { freshDatabase } from '../test-store.js';
-import { serverDatabase, startServer } from './server-process.js';
+import { freePort, serverDatabase, startServer } from './server-process.js';
 
 // Load, readiness and deploys (docs/operating.md): the probes in every phase of a node, on its
 // port and on HEALTH_PORT; the shed answer; the connection cap; SIGTERM's drain.
@@ -130,6 +130,19 @@ t.test('HEALTH_PORT answers while the node\'s own thread is busy: its listener r
     timeout: 10_000,
   });
   t.equal(child.stdout.trim(), '200 {"Status":"ready"}', 'answered while this thread was held');
+});
+
+t.test('HEALTH_PORT counts a store answer older than STALE_MS as none: the node\'s thread or its store has stopped', async (t) => {
+  const readiness = new Readiness('serving');
+  readiness.storeAnswered(true, Date.now() - STALE_MS - 1000);
+  const probes = await listenForProbes(readiness, 0, '127.0.0.1', silent);
+  t.teardown(() => probes.close());
+  const base = `http://127.0.0.1:${probes.port}`;
+  for (const path of ['/health', '/ready']) {
+    unavailable(t, await get(base + path), /has not heard from its store for too long/, `${path}: stale`);
+  }
+  readiness.storeAnswered(true);
+  t.equal((await get(`${base}/ready`)).statusCode, 200, 'a fresh answer: ready again');
 });
 
 t.test('the probes never wait behind requests for a store connection', async (t) => {
@@ -284,10 +297,7 @@ t.test('MAX_CONNECTIONS closes connections beyond it as they arrive, and counts 
 t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS more, then exits', async (t) => {
   const database = await serverDatabase();
   t.teardown(database.cleanup);
-  const free = createServer();
-  await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
-  const healthPort = portOf(free);
-  await new Promise((resolve) => free.close(resolve));
+  const healthPort = await freePort();
   const server = await startServer({
     DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_SECRET, HEALTH_PORT: String(healthPort), SHUTDOWN_DELAY_MS: '1500', LOG_LEVEL: 'info',
     // A variable this version no longer reads: named at start, with what replaced it.
@@ -317,4 +327,22 @@ t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS m
   t.ok(performance.now() - signalled >= 1500, 'not before SHUTDOWN_DELAY_MS');
   t.match(server.logs(), /"drainMs":1500,"msg":"closing"/);
   t.strictSame(await nodes(), [], 'and removes it as it stops');
+});
+
+t.test('while the node drains, the same signal again within a second counts once, and another signal ends it at once with 1', async (t) => {
+  const database = await serverDatabase();
+  t.teardown(database.cleanup);
+  const server = await startServer({ DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_SECRET, SHUTDOWN_DELAY_MS: '10000', LOG_LEVEL: 'info' });
+  t.teardown(() => server.kill());
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+  server.child.kill('SIGTERM');
+  server.child.kill('SIGTERM');
+  await sleep(1200);
+  t.equal(server.child.exitCode, null, 'the repeated SIGTERM did not end the drain');
+  t.equal(server.logs().match(/"msg":"closing"/g)?.length, 1, 'one drain');
+  const signalled = performance.now();
+  server.child.kill('SIGINT');
+  t.equal(await exited, 1, 'another signal: exit 1');
+  t.ok(performance.now() - signalled < 5000, 'at once, not after SHUTDOWN_DELAY_MS');
+  t.match(server.logs(), /a second signal while closing: exiting at once/);
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
@@ -32,6 +33,18 @@ export interface ServerProcess {
   kill(): Promise<void>;
   /** resident set size in kB, undefined once the process is gone */
   rssKb(): number | undefined;
+}
+
+/** A port free on 127.0.0.1 now: a listener's, closed again, for a process that must be given one. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The command that starts the server, for a child process or a one-off run. */

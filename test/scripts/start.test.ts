@@ -1,25 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { TEST_SECRET } from '../helper.js';
+import { freePort } from '../robustness/server-process.js';
 
 // `npm start` goes down with whatever started it (docs/operating.md, "Stopping"): npm runs the
 // script with `exec`, so the server is the process npm started, in npm's process group. Each
 // test starts `npm start` in a process group of its own, as a terminal or a supervisor does.
 
 const root = new URL('../../', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Started {
   npm: ChildProcess;
