@@ -78,9 +78,9 @@ async function main(config: Config) {
   }
 
   await app.warmUpMcp();
-  const address = await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
   // HEALTH_PORT's thread answers from the store's last answer: one is there before it says ready.
   await probes?.refresh();
+  const address = await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
   readiness.enter('serving');
   app.log.info(
     `Booking Administration API on ${address} — docs ${address}/docs. ` +

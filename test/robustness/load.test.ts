@@ -306,7 +306,10 @@ t.test('SIGTERM: /ready answers 503 at once, the node serves SHUTDOWN_DELAY_MS m
   t.match(server.logs(), /SHED_EVENT_LOOP_DELAY_MS is no longer read: a node sheds on its own backlog, by MAX_IN_FLIGHT and SHED_QUEUE_WAIT_MS/, 'the retired variable is named at start');
   t.teardown(() => server.kill());
   const probe = `http://127.0.0.1:${healthPort}`;
-  t.equal((await get(`${probe}/ready`)).statusCode, 200, 'ready on HEALTH_PORT');
+  // HEALTH_PORT's thread answers on its own: the node says it serves a moment after it listens.
+  let ready = await get(`${probe}/ready`);
+  for (let tries = 0; tries < 50 && ready.statusCode !== 200; tries += 1) ready = await sleep(20).then(() => get(`${probe}/ready`));
+  t.equal(ready.statusCode, 200, 'ready on HEALTH_PORT');
   const store = await openStore(database.url, { migrate: false });
   t.teardown(() => store.close());
   const nodes = () => store.db.selectFrom('store_nodes').select('version').execute();
