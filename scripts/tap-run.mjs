@@ -1,14 +1,26 @@
 // How both halves of `npm test` run tap (scripts/test-sqlite.mjs, scripts/test-postgres.mjs):
-// the suite, then each file of RUN_ALONE by itself.
+// the suite, then each file of RUN_ALONE by itself, then the list of what was skipped for a
+// missing program (test/needs.ts), so that a skip is not lost in the output above it.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Test files that take every core: another file beside them would be slowed, and they by it. */
 export const RUN_ALONE = ['test/robustness/host-load.test.ts'];
 
-/** tap on `args`, then each file of RUN_ALONE alone (unless `args` name files of their own): the exit status. */
+/** tap on `args`, then each file of RUN_ALONE alone (unless `args` name files of their own), then the skips: the exit status. */
 export function runTap(args, env = process.env) {
-  const tap = (more) => spawnSync('npx', ['tap', ...more], { stdio: 'inherit', env }).status ?? 1;
-  if (args.some((arg) => !arg.startsWith('-'))) return tap(args);
-  const rest = tap([...args, ...RUN_ALONE.map((file) => `--exclude=${file}`)]);
-  return rest !== 0 ? rest : tap(['--jobs=1', ...RUN_ALONE]);
+  const dir = mkdtempSync(join(tmpdir(), 'test-skips-'));
+  const skips = join(dir, 'skips');
+  const tap = (more) => spawnSync('npx', ['tap', ...more], { stdio: 'inherit', env: { ...env, TEST_SKIPS_FILE: skips } }).status ?? 1;
+  try {
+    if (args.some((arg) => !arg.startsWith('-'))) return tap(args);
+    const rest = tap([...args, ...RUN_ALONE.map((file) => `--exclude=${file}`)]);
+    return rest !== 0 ? rest : tap(['--jobs=1', ...RUN_ALONE]);
+  } finally {
+    const lines = existsSync(skips) ? [...new Set(readFileSync(skips, 'utf8').trim().split('\n'))] : [];
+    if (lines.length > 0) console.log(`Skipped for want of a program (test/needs.ts):\n${lines.map((line) => `  ${line}`).join('\n')}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -7,6 +7,7 @@ import t from 'tap';
 import { CONFIG_KEYS } from '../../src/config.js';
 import { loadDemoData } from '../../src/import/demo-data.js';
 import { assertContract, buildTestApp, TEST_SECRET } from '../helper.js';
+import { BASH, CURL, GIT, needs } from '../needs.js';
 
 // README and docs/ stay honest: README fits on a few screens, every link and anchor leads
 // somewhere, every npm command they name exists, the configuration table names every
@@ -46,6 +47,8 @@ t.test('every relative link of README, SECURITY.md, CHANGELOG.md and docs/ leads
 });
 
 t.test('every citation of a doc in the code names a doc that exists, and a heading or lead of it', async (t) => {
+  // The files git tracks: not what lies around in the working tree.
+  if (!needs(t, GIT)) return;
   const sources = spawnSync('git', ['ls-files', 'src', 'scripts', 'test', '.ci', 'openapi'], { cwd: root, encoding: 'utf8' }).stdout.trim().split('\n');
   let cited = 0;
   for (const source of sources) {
@@ -113,6 +116,7 @@ ${script.replaceAll('http://127.0.0.1:3000', base)}`;
 }
 
 t.test("README's first call and docs/api.md's commands run on a fresh store with the demo data", async (t) => {
+  if (!needs(t, BASH) || !needs(t, CURL)) return;
   const api = await buildTestApp(t);
   await loadDemoData(api.store);
   await api.app.listen({ host: '127.0.0.1', port: 0 });

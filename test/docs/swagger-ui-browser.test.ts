@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import t from 'tap';
 import { COMPANY_A } from '../fixtures.js';
 import { queryData } from '../fixtures/queries.js';
 import { READ, buildTestApp, token } from '../helper.js';
+import { CHROMIUM, needs } from '../needs.js';
 
 // Swagger UI at /docs works wherever the server runs (docs/contract.md). A real
 // browser opens the page of a server on a random port of 127.0.0.1, by that address and by a
 // host name, authorizes with a bearer token and runs an operation with "Try it out" and
 // "Execute".
 
-const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH || '/usr/bin/chromium';
 /** A name (RFC 2606 reserves .test) that the browser resolves to 127.0.0.1, as a LAN host name would resolve elsewhere. */
 const HOST_NAME = 'booking.test';
 /** Swagger UI's element of BillingMethodQuery (tag Billing): an operation that needs credentials. */
@@ -18,16 +17,10 @@ const OPERATION = '#operations-Billing-BillingMethodQuery';
 
 let launched: Promise<Browser> | undefined;
 
-/** One headless Chromium for the file; a missing Chromium fails every test that needs it, naming the fix. */
-function browser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: these tests need a real browser. ` +
-        'Install it (Debian: apt-get install chromium) or set PUPPETEER_EXECUTABLE_PATH.',
-    );
-  }
+/** One headless Chromium for the file, at `executablePath` (test/needs.ts finds it). */
+function browser(executablePath: string): Promise<Browser> {
   launched ??= puppeteer.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: [
       // Tests run as root in CI, where Chromium's sandbox cannot start.
@@ -80,10 +73,12 @@ async function authorize(page: Page, bearerToken: string): Promise<void> {
 
 for (const host of ['127.0.0.1', HOST_NAME]) {
   t.test(`Swagger UI opened as http://${host}:<random port>/docs authorizes and runs an operation against that origin`, async (t) => {
+    const chromium = needs(t, CHROMIUM);
+    if (!chromium) return;
     const api = await buildTestApp(t, { data: queryData });
     const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://${host}:${new URL(address).port}`;
-    const page = await (await browser()).newPage();
+    const page = await (await browser(chromium)).newPage();
     t.teardown(() => page.close());
     const failed: string[] = [];
     page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -7,12 +7,11 @@ import t from 'tap';
 import { buildTestApp } from '../helper.js';
 import { METRICS_TOKEN } from './exposition.js';
 import { freePort } from '../robustness/server-process.js';
+import { PROMETHEUS, needs } from '../needs.js';
 
 // A real Prometheus (Debian's `prometheus` package, as .ci/run installs it) scrapes a node
 // listening on 127.0.0.1 with METRICS_TOKEN, and its HTTP API answers the node's request
 // counter: the exposition is one Prometheus reads, and the token is what it sends.
-
-const PROMETHEUS = process.env.PROMETHEUS_BIN ?? 'prometheus';
 
 interface Series {
   metric: Record<string, string>;
@@ -20,11 +19,8 @@ interface Series {
 }
 
 t.test('Prometheus scrapes a node with the token and answers its request counter', async (t) => {
-  const version = spawnSync(PROMETHEUS, ['--version'], { encoding: 'utf8' });
-  if (version.error || version.status !== 0) {
-    t.fail(`Prometheus is not installed (${PROMETHEUS}): apt-get install prometheus, as .ci/run does, or set PROMETHEUS_BIN`);
-    return;
-  }
+  const prometheusBin = needs(t, PROMETHEUS);
+  if (!prometheusBin) return;
 
   const api = await buildTestApp(t, { config: { METRICS_TOKEN } });
   await api.app.listen({ host: '127.0.0.1', port: 0 });
@@ -50,7 +46,7 @@ scrape_configs:
   );
   const port = await freePort();
   const prometheus = spawn(
-    PROMETHEUS,
+    prometheusBin,
     [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
