@@ -1,6 +1,6 @@
 import envSchema from 'env-schema';
 import ipaddr from 'ipaddr.js';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/schedule.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule.js';
 
 /**
  * The server's configuration: every environment variable is read and validated here,

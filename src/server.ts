@@ -4,11 +4,11 @@ import { pino } from 'pino';
 import { requireVerificationKey } from './auth/secret.js';
 import { ConfigError, loadConfig, retiredVariables, type Config } from './config.js';
 import { loadDemoDataIntoEmptyStore } from './import/demo-data.js';
-import { logRedaction } from './http/log-redaction.js';
+import { logRedaction } from './tracing/redaction.js';
 import { listenForProbes, Readiness } from './http/probes.js';
 import { prettyLogs, prettyLogStream } from './log-output.js';
 import { isEmpty, openStore } from './store/db.js';
-import { startTracing } from './tracing.js';
+import { startTracing } from './tracing/tracing.js';
 
 /** The signals that close the node gracefully; close-with-grace keeps the rest. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;

@@ -1,5 +1,5 @@
-import { contract as contractFile } from '../src/http/contract.js';
-import { bodyMediaTypes } from '../src/executor/operations.js';
+import { contract as contractFile } from '../src/contract/contract.js';
+import { bodyMediaTypes } from '../src/contract/operations.js';
 
 /**
  * The contract's operations as the tests read them: routes, roles, declared statuses and

@@ -2,8 +2,8 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import type { Caller } from '../domain/caller.js';
-import { unauthorized } from '../http/errors.js';
-import { isGuid } from '../http/string-formats.js';
+import { unauthorized } from '../contract/errors.js';
+import { isGuid } from '../contract/string-formats.js';
 import { resolveJwtSecret } from './secret.js';
 
 export type Authenticate = (authorization: string | undefined) => Promise<Caller>;

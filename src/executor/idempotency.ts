@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { ApiError, type ResponseStatus } from '../http/errors.js';
+import { ApiError, toApiError, type ResponseStatus } from '../contract/errors.js';
 import type { KeyOutcome } from '../metrics/metrics.js';
-import { toApiError } from '../plugins/errors.js';
 import type { Store } from '../store/db.js';
 import { claimKey, deleteExpiredKeys, keptKey, storeAnswer, type KeyClaim, type StoredAnswer } from '../store/repositories/idempotency-keys.js';
 import { inTransaction, isRetryable, withRetries } from '../store/statements.js';
-import type { OperationFacts } from './operations.js';
-import type { OperationInput } from './run.js';
+import type { OperationFacts } from '../contract/operations.js';
 
 /**
  * Retried writes (docs/decisions.md, "Retried writes"): a write sent with an Idempotency-Key
@@ -79,12 +76,19 @@ function canonical(value: unknown): string {
  * JSON or CSV, field order and name case, the operation's path or a predefined route: all
  * bind to the same input, so they make the same fingerprint.
  */
-export function fingerprint(facts: OperationFacts, input: OperationInput, companyId: string | undefined): string {
+export function fingerprint(facts: OperationFacts, input: RequestFields, companyId: string | undefined): string {
   const body = input.body !== null && typeof input.body === 'object' && !Array.isArray(input.body) ? input.body : { '': input.body };
   const fields: Record<string, unknown> = { ...body, ...input.query, ...input.params };
   delete fields.format;
   if (companyId !== undefined) fields.CompanyId = companyId;
   return createHash('sha256').update(`${facts.operationId}\n${canonical(fields)}`).digest('base64url');
+}
+
+/** The request's fields by place, as the executor validates them. */
+interface RequestFields {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
 }
 
 /** What a keyed write answered: what it ran, or the stored answer of its first run. */
@@ -119,7 +123,6 @@ const isLockTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code
 export async function runOnce<T extends { result: unknown }>(
   store: Store,
   claim: KeyClaim,
-  request: FastifyRequest,
   write: (tx: { db: Store['db'] }) => Promise<T>,
 ): Promise<KeyedOutcome<T>> {
   try {
@@ -129,7 +132,7 @@ export async function runOnce<T extends { result: unknown }>(
       try {
         done = await write(tx);
       } catch (err) {
-        const refusal = toApiError(err as Parameters<typeof toApiError>[0], request);
+        const refusal = toApiError(err);
         if (!refusal || refusal.statusCode >= 500) throw err;
         throw new RefusalToKeep(err, { status: refusal.statusCode, answer: JSON.stringify(refusal.toResponseStatus()) });
       }

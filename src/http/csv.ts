@@ -3,9 +3,9 @@
 // as JSV, and a cell quoted when it holds `"` `,` `\r` `\n` or starts with `[` or `{`
 // (CsvWriter.HasAnyEscapeChars), so that it cannot be mistaken for JSV when read back.
 import { parse } from 'csv-parse/sync';
-import { define, isRecord, MAX_NESTING, RAW_CELL } from './coercion.js';
-import { excerpt } from './errors.js';
-import { parseJsv, toJsv } from './jsv.js';
+import { define, isRecord, MAX_NESTING, RAW_CELL } from '../contract/coercion.js';
+import { excerpt } from '../contract/errors.js';
+import { parseJsv, toJsv } from '../contract/jsv.js';
 
 export class CsvBodyError extends Error {
   override name = 'CsvBodyError';

@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorBody } from './error-body.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../contract/errors.js';
 import { healthAnswer, readShared, readyAnswer, unavailable } from './probes.js';
 
 // HEALTH_PORT's listener, in a worker thread of its own (probes.ts starts it): it answers

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.js';
 import { errorBody } from './error-body.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../contract/errors.js';
 
 /**
  * The balancer's probes (docs/operating.md, "Probes"): `/health`, liveness (the process and

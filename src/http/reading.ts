@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import accepts from 'accepts';
 import type { FastifyRequest } from 'fastify';
-import { contract } from './contract.js';
-import { ApiError, badRequest } from './errors.js';
+import { operations } from '../contract/operations.js';
+import { ApiError, badRequest } from '../contract/errors.js';
 
 // How an HTTP request is read before any operation sees it: its text as UTF-8, its query
 // string, its URL (a format suffix, ServiceStack's predefined routes) and the answer's format.
@@ -186,25 +186,17 @@ interface Operation {
 const PATH_VALUE = '_';
 
 const PREDEFINED = /^\/(?:api|json\/reply)\/([^/]+)\/?$/;
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-
 let byName: Map<string, Operation> | undefined;
 
 /** The contract's operations by lower-cased OperationId (ServiceStack matches names in any case). */
-function operations(): Map<string, Operation> {
-  if (byName) return byName;
-  byName = new Map();
-  for (const [template, item] of Object.entries<Record<string, { operationId?: string }>>(contract().document.paths)) {
-    for (const method of METHODS) {
-      const operationId = item[method]?.operationId;
-      if (!operationId) continue;
-      const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-      byName.set(operationId.toLowerCase(), {
-        path: template.replace(/\{[^}]+\}/g, PATH_VALUE),
-        pattern: new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-      });
-    }
-  }
+function operationsByName(): Map<string, Operation> {
+  byName ??= new Map(
+    [...operations().values()].map(({ operationId, path }) => {
+      const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      const operation = { path: path.replace(/\{[^}]+\}/g, PATH_VALUE), pattern: new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}/?$`) };
+      return [operationId.toLowerCase(), operation];
+    }),
+  );
   return byName;
 }
 
@@ -214,12 +206,12 @@ type RawRequest = IncomingMessage & { [predefined]?: true };
 /** The operation a predefined route's path names, if any. */
 function predefinedOperation(path: string): Operation | undefined {
   const name = PREDEFINED.exec(path)?.[1];
-  return name === undefined ? undefined : operations().get(name.toLowerCase());
+  return name === undefined ? undefined : operationsByName().get(name.toLowerCase());
 }
 
 function isOperationPath(path: string): boolean {
   if (predefinedOperation(path)) return true;
-  for (const operation of operations().values()) if (operation.pattern.test(path)) return true;
+  for (const operation of operationsByName().values()) if (operation.pattern.test(path)) return true;
   return false;
 }
 

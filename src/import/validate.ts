@@ -1,9 +1,9 @@
 import type { Ajv, ValidateFunction } from 'ajv';
-import { nulCharacterErrors } from '../http/servicestack-binding.js';
+import { nulCharacterErrors } from '../store/statements.js';
 import type { FieldError } from '../domain/refusals.js';
-import { createServerAjv } from '../http/ajv.js';
-import { contract } from '../http/contract.js';
-import { toFieldErrors } from '../http/validation-errors.js';
+import { createServerAjv } from '../contract/ajv.js';
+import { contract } from '../contract/contract.js';
+import { toFieldErrors } from '../contract/validation-errors.js';
 import { CONTRACT_ID, type Json, type Schema } from './schema.js';
 
 /**
@@ -36,7 +36,7 @@ function prepare(schema: Schema<unknown>) {
 export function checkItem<T>(schema: Schema<T>, raw: object): { item: T; errors?: undefined } | { errors: FieldError[] } {
   const { validate, normalize } = prepare(schema);
   const value = withoutNulls(raw);
-  // NUL characters are refused as a request refuses them (http/servicestack-binding.ts).
+  // NUL characters are refused as a request refuses them (store/statements.ts).
   const nul = nulCharacterErrors(value);
   if (!validate(value)) return { errors: [...toFieldErrors(validate.errors ?? []), ...nul] };
   if (nul.length > 0) return { errors: nul };

@@ -1,12 +1,12 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonSchema } from '../contract/coercion.js';
+import { ApiError, errorText, toApiError, Unexpected } from '../contract/errors.js';
 import { SUPERADMIN, type Caller } from '../domain/caller.js';
+import type { Call, Execute } from '../executor/execute.js';
 import { ReplayedRefusal } from '../executor/idempotency.js';
-import { ApiError, pathParameterTooLong } from '../http/errors.js';
-import { errorBody } from '../http/error-body.js';
-import { toApiError } from '../plugins/errors.js';
-import { refusingLimit } from '../plugins/protection.js';
-import { operationInput } from './call.js';
+import type { Log } from '../handlers/types.js';
+import type { MetricsRecorder } from '../metrics/metrics.js';
+import { toolInput } from './call.js';
 import type { Metering } from './metering.js';
 import type { McpTool } from './tools.js';
 
@@ -14,7 +14,7 @@ import type { McpTool } from './tools.js';
  * The MCP server (docs/decisions.md, "The MCP server"): the SDK's HTTP handler serves the
  * 2026-07-28 revision and, statelessly, the 2025 ones; each request gets a fresh low-level
  * Server whose `tools/list` shows the caller the tools its roles may call and whose
- * `tools/call` runs the operation by the executor, as HTTP does (executor/run.ts), metered (metering.ts). The SDK validates no
+ * `tools/call` runs the operation by the executor, as HTTP does (executor/execute.ts), metered (metering.ts). The SDK validates no
  * arguments here: the low-level Server has no input schemas of its own, so the operation's
  * binding and validation decide, as over HTTP. The SDK is loaded by the first MCP request,
  * so that a node serving only HTTP does not hold it.
@@ -28,11 +28,13 @@ export const REPLAYED_META = 'booking-admin/replayed';
 /** GetMcpUsage reports the budget: it is never metered nor refused for it. */
 const UNMETERED = new Set(['GetMcpUsage']);
 
-/** Who calls, and the MCP request its calls run in: handed from the HTTP route to the per-request Server. */
+/** Who calls, and what its calls run with: handed from the HTTP route to the per-request Server, through the SDK's authInfo. */
 export interface McpCaller {
   caller: Caller;
-  request: FastifyRequest;
-  reply: FastifyReply;
+  /** the executor's view of one tool call made in this MCP request */
+  call(): Call;
+  /** the operation's answer as its HTTP route writes it (the same serializer) */
+  serialize(schema: JsonSchema, result: unknown): string;
 }
 
 export const SERVER_INFO = { name: 'booking-admin-api', version: '1.0.0' };
@@ -46,10 +48,12 @@ export interface ToolAnswer {
   replayed?: boolean;
 }
 
-/** What every tool call of a server uses: the app and its metering. */
+/** What every tool call of a server uses: the executor and the metering. */
 export interface ToolCalls {
-  app: FastifyInstance;
+  execute: Execute;
   metering: Metering;
+  metrics: MetricsRecorder;
+  log: Log;
 }
 
 const mayCall = (tool: McpTool, caller: Caller) => tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role));
@@ -62,60 +66,40 @@ function namedCompany(args: Record<string, unknown>): unknown {
 
 /**
  * The operation's answer to a call, as the HTTP operation answers: its result as the route
- * writes it (the same serializer), or its refusal as the error plugin writes it (JSON).
+ * writes it, or its refusal as a JSON ResponseStatus. The executor counts, logs and maps
+ * what it refuses, as for HTTP.
  */
-async function runTool(app: FastifyInstance, tool: McpTool, args: Record<string, unknown>, from: McpCaller) {
-  const name = tool.definition.name;
-  const started = performance.now();
-  let status = 200;
-  let text: string;
-  let replayed = false;
+async function runTool({ execute }: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: McpCaller) {
+  const { facts } = tool;
   try {
-    const input = operationInput(tool, args);
-    if (input.pathTooLong) throw pathParameterTooLong();
-    const outcome = await app.runOperation(tool.facts, input, { caller: from.caller, request: from.request, reply: from.reply, addressCounted: false });
-    replayed = outcome.replayed === true;
-    text = tool.facts.ok ? from.reply.compileSerializationSchema(tool.facts.ok, '200', 'application/json')(outcome.result as Record<string, unknown>) : JSON.stringify(outcome.result);
-    if (outcome.recordedEvent) {
-      // The webhooks plugin hands the request's event to the worker once the answer is sent;
-      // an earlier call's of the same request is handed over now, committed as it is.
-      if (from.request.recordedEvent) app.webhooks?.nudge(from.request.recordedEvent);
-      from.request.recordedEvent = outcome.recordedEvent;
-    }
+    const outcome = await execute(facts, toolInput(tool, args), from.call());
+    const text = facts.ok ? from.serialize(facts.ok, outcome.result) : JSON.stringify(outcome.result);
+    return { status: 200, text, replayed: outcome.replayed === true };
   } catch (err) {
-    const limit = refusingLimit(err);
-    if (limit) app.metrics.rateLimited(name, limit);
-    const apiError = toApiError(err as Parameters<typeof toApiError>[0], from.request);
-    if (!apiError) from.request.log.error({ err, operation: name }, 'unexpected error');
-    else if (apiError.statusCode >= 500) from.request.log.error({ err, operation: name }, 'request failed');
-    const error = apiError ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.');
-    status = error.statusCode;
-    text = errorBody('json', error);
-    replayed = error instanceof ReplayedRefusal;
+    const error = toApiError(err) ?? new Unexpected(err);
+    return { status: error.statusCode, text: errorText(error), replayed: error instanceof ReplayedRefusal };
   }
-  // Observed as the operation's request, as over HTTP (the metrics plugin's onResponse).
-  app.metrics.request(name, status, (performance.now() - started) / 1000);
-  return { status, text, replayed };
 }
 
 /**
  * One tool call: refused before it runs when the company is over its budget, else run by
  * the executor and metered. Throws only on a fault of the server.
  */
-async function callTool({ app, metering }: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: McpCaller): Promise<ToolAnswer> {
+async function callTool(calls: ToolCalls, tool: McpTool, args: Record<string, unknown>, from: McpCaller): Promise<ToolAnswer> {
   const name = tool.definition.name;
   const metered = !UNMETERED.has(name);
   const caller = { companyId: from.caller.companyId, superadmin: from.caller.roles.has(SUPERADMIN) };
+  const { metering, metrics } = calls;
   const check = metered ? await metering.checkBudget(caller, namedCompany(args)) : undefined;
   if (check && 'overBudget' in check) {
-    app.metrics.mcpToolCall(name, 'over_budget', 0);
+    metrics.mcpToolCall(name, 'over_budget', 0);
     const { limit, windowDays } = check.overBudget;
     const error = new ApiError(429, 'McpTokenLimitReached', `The company has used its MCP token limit of ${limit} tokens in the last ${windowDays} days.`);
-    return { text: errorBody('json', error), isError: true, tokens: 0 };
+    return { text: errorText(error), isError: true, tokens: 0 };
   }
-  const answer = await runTool(app, tool, args, from);
+  const answer = await runTool(calls, tool, args, from);
   const tokens = check ? await metering.meter(check.company, answer.text) : 0;
-  app.metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
+  metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
   return { text: answer.text, isError: answer.status !== 200, tokens, replayed: answer.replayed };
 }
 
@@ -137,8 +121,8 @@ async function answerTool(calls: ToolCalls, tool: McpTool, args: Record<string, 
   try {
     return await callTool(calls, tool, args, from);
   } catch (err) {
-    from.request.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
-    calls.app.metrics.mcpToolCall(tool.definition.name, 'error', 0);
+    calls.log.error({ err, tool: tool.definition.name }, 'MCP tool call failed');
+    calls.metrics.mcpToolCall(tool.definition.name, 'error', 0);
     return undefined;
   }
 }
@@ -163,6 +147,6 @@ export async function createMcpServer(calls: ToolCalls, tools: McpTool[], byName
       });
       return server;
     },
-    { onerror: (error) => calls.app.log.debug({ err: error }, 'MCP request refused') },
+    { onerror: (error) => calls.log.debug({ err: error }, 'MCP request refused') },
   );
 }

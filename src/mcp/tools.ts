@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_KEY } from '../executor/idempotency.js';
-import { operationTable, type OperationFacts } from '../executor/operations.js';
+import { operationTable, type OperationFacts } from '../contract/operations.js';
 import { SchemaConverter, type JsonSchema } from './json-schema.js';
 
 /**

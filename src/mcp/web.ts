@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.js';
+import { ApiError, errorCodeOf } from '../contract/errors.js';
 
 /**
  * Between Fastify and the SDK's web-standard handler (`fetch(Request) → Response`): the
@@ -31,17 +31,6 @@ export function isToolsCall(body: unknown): boolean {
   return Array.isArray(body) ? body.length > 0 && body.every(isCall) : isCall(body);
 }
 
-const errorCodes: Record<number, string> = {
-  400: 'BadRequest',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType',
-  500: 'InternalServerError',
-};
-
 /** A JSON-RPC error body with the ResponseStatus of the same refusal beside it. */
 function withResponseStatus(status: number, text: string): string {
   let body: { error?: { message?: unknown } } & Record<string, unknown>;
@@ -52,7 +41,7 @@ function withResponseStatus(status: number, text: string): string {
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return text;
   const message = typeof body.error?.message === 'string' ? body.error.message : 'The MCP request was refused.';
-  const error = new ApiError(status, errorCodes[status] ?? (status >= 500 ? 'InternalServerError' : 'BadRequest'), message);
+  const error = new ApiError(status, errorCodeOf(status), message);
   return JSON.stringify({ ...body, ResponseStatus: error.toResponseStatus() });
 }
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { contract } from '../http/contract.js';
+import { contract } from '../contract/contract.js';
 
 const require = createRequire(import.meta.url);
 // The package's folder, from its package.json: loading its index would run the whole Swagger

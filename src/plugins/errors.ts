@@ -3,11 +3,11 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Refusal, refused, type RefusalKind } from '../domain/refusals.js';
+import { Refusal, refused } from '../domain/refusals.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiError, clientGone, pathParameterTooLong } from '../http/errors.js';
+import { ApiError, clientGone, fromRefusal, pathParameterTooLong, toApiError, Unexpected } from '../contract/errors.js';
 import { negotiateFormat, parseQueryString } from '../http/reading.js';
-import { toFieldErrors, type AjvErrorLike } from '../http/validation-errors.js';
+import { toFieldErrors, type AjvErrorLike } from '../contract/validation-errors.js';
 import { refusingLimit } from './protection.js';
 
 /** Any error a layer may raise; fastify-openapi-glue's security check wraps its handlers' errors. */
@@ -24,32 +24,9 @@ const byCode: Record<string, (error: AnyError) => ApiError> = {
     new ApiError(400, 'BadRequest', 'The Content-Length header does not match the body.'),
 };
 
-const statusCodes: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  406: 'NotAcceptable',
-  408: 'RequestTimeout',
-  409: 'Conflict',
-  413: 'PayloadTooLarge',
-  431: 'RequestHeaderFieldsTooLarge',
-  415: 'UnsupportedMediaType',
-  429: 'TooManyRequests',
-  503: 'ServiceUnavailable',
-};
-
-/** The status code of each kind of domain Refusal: the one place a refusal becomes HTTP. */
-const refusalStatus: Record<RefusalKind, number> = { validation: 400, notFound: 404, conflict: 409 };
-
-const fromRefusal = (refusal: Refusal) =>
-  new ApiError(refusalStatus[refusal.kind], refusal.errorCode, refusal.message, [...refusal.errors]);
-
-/** Maps any error of any layer to an ApiError; undefined means "unexpected" (500). */
-export function toApiError(error: AnyError | Refusal, request: FastifyRequest): ApiError | undefined {
-  if (error instanceof ApiError) return error;
-  if (error instanceof Refusal) return fromRefusal(error);
+/** Maps any error of any layer to an ApiError: Fastify's and the glue's first, then the core's; undefined means "unexpected" (500). */
+export function httpApiError(error: AnyError, request: FastifyRequest): ApiError | undefined {
+  if (error instanceof ApiError || error instanceof Refusal) return toApiError(error);
   // The security scheme's own refusal says why (no token, an expired one), not the glue's summary.
   const cause = error.name === 'Unauthorized' ? error.errors?.find((e) => e instanceof ApiError) : undefined;
   if (cause) return cause as ApiError;
@@ -61,13 +38,7 @@ export function toApiError(error: AnyError | Refusal, request: FastifyRequest): 
     if (errors.length > 0) return fromRefusal(refused(errors));
   }
   const mapped = error.code ? byCode[error.code] : undefined;
-  if (mapped) return mapped(error);
-  const status = error.statusCode;
-  if (status && status >= 400 && status < 500) {
-    return new ApiError(status, statusCodes[status] ?? 'BadRequest', error.message);
-  }
-  if (status === 503) return new ApiError(503, 'ServiceUnavailable', error.message);
-  return undefined;
+  return mapped ? mapped(error) : toApiError(error);
 }
 
 /**
@@ -92,7 +63,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
       ? pathParameterTooLong()
       : error.code === 'FST_ERR_BAD_URL'
         ? new ApiError(400, 'BadRequest', 'The URL is not validly percent-encoded UTF-8.')
-        : (toApiError(error, request) ?? new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'));
+        : (httpApiError(error, request) ?? new Unexpected(error));
   if (apiError.statusCode >= 500) request.log.error({ err: error }, 'router failed');
   return sendError(request, reply, apiError);
 }
@@ -117,25 +88,22 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     // its connection (its address, its body): noted, never logged as an error.
     if (request.raw.socket?.destroyed) {
       request.log.info({ error: error.code ?? error.name }, 'the client left before the answer');
-      return sendError(request, reply, toApiError(error, request) ?? clientGone());
+      return sendError(request, reply, httpApiError(error, request) ?? clientGone());
     }
-    const apiError = toApiError(error, request);
+    const apiError = httpApiError(error, request);
     const limit = refusingLimit(error);
-    if (limit) app.metrics.rateLimited(request.routeOptions.config?.operationId, limit);
+    if (limit && !request.executed) app.metrics.rateLimited(request.routeOptions.config?.operationId, limit);
+    // What the executor refused it logged and counted already.
+    if (apiError instanceof Unexpected) return sendError(request, reply, apiError, development ? (apiError.fault as Error | undefined)?.stack : undefined);
     if (apiError) {
-      if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      if (apiError.statusCode >= 500 && !request.executed) request.log.error({ err: error }, 'request failed');
       return sendError(request, reply, apiError);
     }
     request.log.error(
       { err: error, method: request.method, url: request.url, operation: request.routeOptions.config?.operationId },
       'unexpected error',
     );
-    return sendError(
-      request,
-      reply,
-      new ApiError(500, 'InternalServerError', 'An unexpected error occurred.'),
-      development ? error.stack : undefined,
-    );
+    return sendError(request, reply, new Unexpected(error), development ? error.stack : undefined);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -2,7 +2,7 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../contract/errors.js';
 import type { ShedReason } from '../metrics/metrics.js';
 import { sendError } from './errors.js';
 

@@ -2,12 +2,13 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
-import { contract } from '../http/contract.js';
-import { ApiError } from '../http/errors.js';
+import { contract } from '../contract/contract.js';
+import { ApiError } from '../contract/errors.js';
 import { countTokens, Metering } from '../mcp/metering.js';
 import { createMcpServer, type McpCaller, type ToolCalls } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
 import { fromWebResponse, isToolsCall, toWebRequest } from '../mcp/web.js';
+import { callOf } from './routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,7 +69,7 @@ export const mcpPlugin = fp(
   async (app: FastifyInstance) => {
     const tools = mcpTools(contract().document);
     const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-    const calls: ToolCalls = { app, metering: new Metering(app.store, app.config) };
+    const calls: ToolCalls = { execute: app.execute, metering: new Metering(app.store, app.config), metrics: app.metrics, log: app.log };
     let handler: Promise<McpHttpHandler> | undefined;
     app.addHook('onClose', async () => (await handler)?.close());
     // A starting node calls it before it says it is ready, so that its first client does not
@@ -111,7 +112,11 @@ export const mcpPlugin = fp(
       handler: async (request, reply) => {
         const caller = request.caller!;
         const authorization = request.headers.authorization!;
-        const mcpCaller: McpCaller = { caller, request, reply };
+        const mcpCaller: McpCaller = {
+          caller,
+          call: () => callOf(app, request, reply, false),
+          serialize: (schema, result) => reply.compileSerializationSchema(schema, '200', 'application/json')(result as Record<string, unknown>),
+        };
         handler ??= createMcpServer(calls, tools, byName);
         const response = await (await handler).fetch(toWebRequest(request), {
           // The SDK hands this, as it is, to the per-request server (server.ts).

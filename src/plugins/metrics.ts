@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../contract/errors.js';
 import { NEVER_SHED } from './load.js';
 import { scrapeFigures } from '../metrics/database.js';
 import { createMetrics, noMetrics, type MetricsRecorder } from '../metrics/metrics.js';
@@ -29,8 +29,8 @@ function bearerToken(header: string | undefined): string | undefined {
  * `GET /metrics` for Prometheus (docs/decisions.md, "Metrics"), on only when METRICS_TOKEN is
  * set: it then asks for `Authorization: Bearer <METRICS_TOKEN>` (else 401); unset, the path is
  * unknown (404) and nothing is counted. Like /health it is no operation of the contract.
- * Every answered request is observed once, by the one onResponse hook here, whichever route,
- * error or refusal answered it.
+ * Every answered request is observed once: an operation's call by the executor, whichever
+ * transport made it; any other request by the one onResponse hook here.
  */
 export const metricsPlugin = fp(
   async (app: FastifyInstance) => {
@@ -42,7 +42,7 @@ export const metricsPlugin = fp(
     const metrics = createMetrics({ pool: isPostgres(app.store.db) });
     app.decorate('metrics', metrics);
     app.addHook('onResponse', (request, reply, done) => {
-      metrics.request(request.routeOptions.config.operationId, reply.statusCode, reply.elapsedTime / 1000);
+      if (!request.executed) metrics.request(request.routeOptions.config.operationId, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseRetrySchedule } from '../webhooks/schedule.js';
+import { parseRetrySchedule } from '../domain/retry-schedule.js';
 import type { ResolveAll } from '../webhooks/send.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../webhooks/worker.js';
 
@@ -8,10 +8,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** this node's webhook delivery worker; undefined where WEBHOOK_DELIVERY is off */
     webhooks?: DeliveryWorker;
-  }
-  interface FastifyRequest {
-    /** the message id of the webhook event the request's write committed */
-    recordedEvent: string | null;
   }
 }
 
@@ -28,7 +24,6 @@ export interface WebhooksPluginOptions {
 export const webhooksPlugin = fp(
   async (app: FastifyInstance, { resolve }: WebhooksPluginOptions) => {
     const { config } = app;
-    app.decorateRequest('recordedEvent', null);
     if (!config.WEBHOOK_DELIVERY) return;
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     if (typeof schedule === 'string') throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
@@ -46,13 +41,6 @@ export const webhooksPlugin = fp(
     });
     app.decorate('webhooks', worker);
     app.addHook('onReady', async () => worker.start());
-    // A write's event is delivered after its answer is sent, never before: the answer does
-    // not wait for the delivery, and a receiver never hears of a write its caller has not.
-    // A callback hook: it runs for every answer, and an async one costs a promise each.
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request.recordedEvent) worker.nudge(request.recordedEvent);
-      done();
-    });
     app.addHook('preClose', async () => worker.stop());
   },
   { name: 'webhooks', dependencies: ['store'] },

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PostgresAdapter, sql, type Kysely, type KyselyPlugin, type LogEvent, type RawBuilder } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from './schema.js';
+import { invalid, type FieldError } from '../domain/refusals.js';
 
 /**
  * Counts what one piece of work (a request, in the tests and the bench) asks of the store:
@@ -131,10 +132,60 @@ export function statementWithRetries<T>(db: Kysely<Database>, run: () => Promise
  * and runs it again (a new transaction, from the start) after a retryable failure. `work`
  * must therefore do nothing outside the database that it cannot repeat, and must read what
  * it decides on inside the transaction; it passes `tx` to the repositories, so that the
- * checks and writes of one operation commit together. On a transaction already (`db` is
- * one), `work` joins it: only the outermost transaction can be run again.
+ * checks and writes of one operation commit together. A transaction has one owner, who opens
+ * it here and hands it down (a write's is the executor's): one opened inside another is a
+ * mistake, refused rather than joined, since only the outermost could be run again.
  */
 export function inTransaction<T>({ db }: { db: Kysely<Database> }, work: (tx: { db: Kysely<Database> }) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work({ db });
+  if (db.isTransaction) throw new Error('A transaction was opened inside another: its owner hands it down instead.');
   return withRetries(() => db.transaction().execute((trx) => work({ db: trx })));
+}
+
+/**
+ * No text the service is given may hold U+0000 (NUL): PostgreSQL cannot store it in a text
+ * column (SQLSTATE 22021), and what one engine cannot store the other must not accept
+ * either, so that every operation behaves the same on both. Checked once for every request
+ * (executor/execute.ts) and once for every import item (import/validate.ts).
+ */
+const NUL = '\u0000';
+
+/** A value met in the walk: where it sits (its parent's entry and its key there). */
+interface Place {
+  parent: number;
+  key: string | number;
+}
+
+/** `Customer.Firstname`, `EventTypes[2]`: the path of entry `at`, built only for a text that is refused. */
+function pathOf(places: Place[], at: number): string {
+  const segments: string[] = [];
+  for (let place = places[at]; place.parent >= 0; place = places[place.parent]) {
+    segments.push(typeof place.key === 'number' ? `[${place.key}]` : place.key);
+  }
+  return segments.reverse().reduce((path, segment) => (path === '' || segment.startsWith('[') ? path + segment : `${path}.${segment}`), '');
+}
+
+/**
+ * One InvalidCharacter error for each text in `value` (path, query, body or import item,
+ * nested objects and lists included) that holds a NUL, in document order, named by its
+ * path as FieldName. Walked with a stack of its own, not recursion: a body may nest
+ * thousands of levels deep, and only the schema, checked later, refuses that.
+ */
+export function nulCharacterErrors(value: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const places: Place[] = [{ parent: -1, key: '' }];
+  const pending: Array<[value: unknown, at: number]> = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, at] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes(NUL)) errors.push(invalid('InvalidCharacter', pathOf(places, at), (name) => `${name} must not contain the NUL character.`));
+    } else if (item !== null && typeof item === 'object') {
+      const entries: Array<[string | number, unknown]> = Array.isArray(item) ? item.map((v, i) => [i, v]) : Object.entries(item);
+      // Pushed last to first, so that they are met first to last.
+      for (let i = entries.length - 1; i >= 0; i--) {
+        places.push({ parent: at, key: entries[i][0] });
+        pending.push([entries[i][1], places.length - 1]);
+      }
+    }
+  }
+  return errors;
 }

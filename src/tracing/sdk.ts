@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { core, NodeSDK } from '@opentelemetry/sdk-node';
-import { maskUrl } from '../http/log-redaction.js';
-import type { AttemptOf, Tracing } from '../tracing.js';
+import { maskUrl } from './redaction.js';
+import type { AttemptOf, Tracing } from './types.js';
 
 // Loaded only when tracing is on (tracing.ts). What a span may hold is the logs' rule
 // (docs/decisions.md, "Traces"): never a query value, a credential header or a body value.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { coerceToSchema, type JsonSchema } from '../../src/http/coercion.js';
+import { coerceToSchema, type JsonSchema } from '../../src/contract/coercion.js';
 import { CsvBodyError, contentDisposition, csvFilename, parseCsvBody, toCsv } from '../../src/http/csv.js';
 
 t.test('a query envelope is written as its Results rows only', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { JSV_MAX_DEPTH, JsvParseError, parseJsv, toJsv } from '../../src/http/jsv.js';
+import { JSV_MAX_DEPTH, JsvParseError, parseJsv, toJsv } from '../../src/contract/jsv.js';
 
 t.test('an object is written as {Key:Value} in insertion order', async (t) => {
   t.equal(toJsv({ B: 1, A: 'x', C: 2.5 }), '{B:1,A:x,C:2.5}');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { coerceToSchema, type JsonSchema } from '../../src/http/coercion.js';
+import { coerceToSchema, type JsonSchema } from '../../src/contract/coercion.js';
 import { contract } from '../contract-operations.js';
 import { COMPANY_A } from '../fixtures.js';
 import { rebateData } from '../fixtures/rebate-codes.js';

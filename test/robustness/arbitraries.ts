@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import type { JsonSchema } from '../contract-operations.js';
-import { addServerFormats } from '../../src/http/string-formats.js';
+import { addServerFormats } from '../../src/contract/string-formats.js';
 
 /**
  * fast-check arbitraries from the contract's dereferenced JSON schemas: `validValue(schema)`,

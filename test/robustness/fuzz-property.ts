@@ -7,7 +7,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { SUPERADMIN } from '../../src/domain/caller.js';
 import { mintToken } from '../../src/auth/token.js';
 import type { OperationInfo } from '../contract-operations.js';
-import { parseJsv } from '../../src/http/jsv.js';
+import { parseJsv } from '../../src/contract/jsv.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
 import { TEST_SECRET, buildTestApp, type TestApp } from '../helper.js';
 import { stateDiff, storeState, type StoreState } from '../snapshot.js';

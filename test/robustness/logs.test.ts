@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import t, { type Test } from 'tap';
 import { mintToken } from '../../src/auth/token.js';
-import { maskUrl } from '../../src/http/log-redaction.js';
+import { maskUrl } from '../../src/tracing/redaction.js';
 import { loadDemoData } from '../../src/import/demo-data.js';
 import { DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { TEST_SECRET, buildLoggedApp, rawExchange, token } from '../helper.js';

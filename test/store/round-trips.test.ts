@@ -61,6 +61,11 @@ const BUDGETS: Record<string, { sqlite: number; postgres: number; why: string }>
     postgres: 5,
     why: `the one read its rules need; then the template and its links (one CTE statement on PostgreSQL, two INSERTs on SQLite). ${EVENT}`,
   },
+  UpdateWebhookEndpoint: {
+    sqlite: 4,
+    postgres: 4,
+    why: 'the endpoint is found, then replaced, in the transaction every write runs in (BEGIN, COMMIT), which a disabled endpoint also ends its pending deliveries in.',
+  },
   'CreateMessageTemplate, for all services': { sqlite: 5, postgres: 5, why: `the read its rules need and the template. ${EVENT}` },
 };
 const budget = (name: string) => BUDGETS[name]?.[engine] ?? MAX_STATEMENTS;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { ConfigError } from '../../src/config.js';
-import { tracing, tracingWanted } from '../../src/tracing.js';
+import { tracing, tracingWanted } from '../../src/tracing/tracing.js';
 import { assertContract, TEST_SECRET, testConfig, token } from '../helper.js';
 import { engine } from '../test-store.js';
 import { prepareDatabase, serverDatabase, startServer, type ServerProcess } from '../robustness/server-process.js';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 import { loadConfig } from '../../src/config.js';
 import { standardSecret } from '../../src/store/migrations/0004_webhook_deliveries.js';
-import { nextAttemptAt, parseRetrySchedule, retryAfterMs } from '../../src/webhooks/schedule.js';
+import { nextAttemptAt, parseRetrySchedule, retryAfterMs } from '../../src/domain/retry-schedule.js';
 import { checkSecret, newWebhookSecret, secretKey } from '../../src/webhooks/secret.js';
 import { signatureHeaders } from '../../src/webhooks/signing.js';
 

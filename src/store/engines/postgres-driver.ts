@@ -1,7 +1,7 @@
 import { CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode, TransactionSettings } from 'kysely';
 import type pg from 'pg';
-import { tracing } from '../../tracing.js';
+import { tracing } from '../../tracing/tracing.js';
 import { isPreparedQuery } from '../prepared.js';
 
 /**

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, RootOperationNode } from 'kysely';
-import { tracing } from '../../tracing.js';
+import { tracing } from '../../tracing/tracing.js';
 import { isPreparedQuery } from '../prepared.js';
 
 /** How many prepared statements a store keeps by SQL text: the shapes built per run (migrations, the import), with room. */

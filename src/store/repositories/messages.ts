@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Store } from '../db.js';
 import { jsonHelpers, jsonList, parseJson } from '../json.js';
-import { isPostgres, inTransaction } from '../statements.js';
+import { isPostgres } from '../statements.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { NewRow, Row } from '../schema.js';
 
@@ -121,18 +121,16 @@ export function messagesRepository({ db }: Store) {
      * Inserts the template and its service links; answers the stored row. Per engine, as
      * the engines differ: PostgreSQL writes both tables in ONE statement (the links a
      * data-modifying CTE selecting the new template's id, one round trip); SQLite has no
-     * data-modifying CTEs, so one INSERT per table, in one transaction when there are links.
+     * data-modifying CTEs, so one INSERT per table, in the write's transaction (the executor's).
      */
     async create(template: NewTemplate, serviceIds: readonly number[]): Promise<MessageTemplateRow> {
       const values = templateValues(template);
       if (serviceIds.length === 0) return (await insertTemplate.takeFirst(db, values))!;
       const withLinks: CreateValues = { ...values, serviceIds: JSON.stringify(serviceIds), templateId: 0 };
       if (isPostgres(db)) return (await insertWithLinks.takeFirst(db, withLinks))!;
-      return inTransaction({ db }, async (tx) => {
-        const row = (await insertTemplate.takeFirst(tx.db, values))!;
-        await insertLinks.run(tx.db, { ...withLinks, templateId: row.id });
-        return row;
-      });
+      const row = (await insertTemplate.takeFirst(db, values))!;
+      await insertLinks.run(db, { ...withLinks, templateId: row.id });
+      return row;
     },
   };
 }

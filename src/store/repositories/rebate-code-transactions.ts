@@ -1,6 +1,6 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonHelpers, parseJson, type Json } from '../json.js';
-import { isPostgres, inTransaction, statementWithRetries } from '../statements.js';
+import { isPostgres, statementWithRetries } from '../statements.js';
 import { prepared, preparedVariants, type Placeholders } from '../prepared.js';
 import type { Database, NewRow, Row } from '../schema.js';
 
@@ -143,7 +143,7 @@ export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> 
      * Written per engine because the engines differ: PostgreSQL runs it as ONE statement,
      * the UPDATE a data-modifying CTE that the INSERT selects from (atomic by itself: one
      * round trip, no BEGIN and COMMIT). SQLite has no data-modifying CTEs: there the two
-     * statements run in one transaction, as calls in this process rather than round trips.
+     * statements run in the write's transaction (the executor's), as calls in this process rather than round trips.
      */
     async record(change: CodeChange, row: RecordedTransaction): Promise<Row<'rebate_code_transactions'> | undefined> {
       const shape = shapeOf(change);
@@ -155,11 +155,9 @@ export function rebateCodeTransactionsRepository({ db }: { db: Kysely<Database> 
         ...(Object.fromEntries(RECORDED.map((column) => [`row_${column}`, row[column]])) as Pick<ChangeValues, `row_${(typeof RECORDED)[number]}`>),
       } satisfies ChangeValues;
       if (!isPostgres(db)) {
-        return inTransaction({ db }, async ({ db: trx }) => {
-          const { numAffectedRows } = await applyAlone(shape).run(trx, values);
-          if (Number(numAffectedRows) !== 1) return undefined;
-          return insertRecorded.takeFirst(trx, values);
-        });
+        const { numAffectedRows } = await applyAlone(shape).run(db, values);
+        if (Number(numAffectedRows) !== 1) return undefined;
+        return insertRecorded.takeFirst(db, values);
       }
       return statementWithRetries(db, () => recordInOne(shape).takeFirst(db, values));
     },

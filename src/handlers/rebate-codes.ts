@@ -4,16 +4,15 @@ import { differenceComment, differingDetails, type CustomerDetails } from '../do
 import { rebateCodeFromArticle } from '../domain/rebate-code-from-article.js';
 import { rebateCodeAudience } from '../domain/rebate-code-privacy.js';
 import { withUniqueSign } from '../domain/rebate-code-sign.js';
-import { insufficientBalance, planTransaction, type TransactionRequest, validityFailures } from '../domain/rebate-codes.js';
+import { validityFailures } from '../domain/rebate-codes.js';
 import { label, notEmpty, notFound, notOfCompany, refuseAny, refused } from '../domain/refusals.js';
 import { customersRepository, type CustomerRow } from '../store/repositories/customers.js';
-import { rebateCodeTransactionsRepository, transactionView } from '../store/repositories/rebate-code-transactions.js';
 import { rebateCodesRepository, type RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
-import { inTransaction } from '../store/statements.js';
 import { bool } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import { rebateCodeSignKey } from '../store/sign-key.js';
-import { INCLUDE_ALL, toCustomerDetails, toFacts, toRebateCode, toTransaction } from './rebate-codes.mappers.js';
+import { toFacts } from './rebate-code-transactions.js';
+import { INCLUDE_ALL, toCustomerDetails, toRebateCode } from './rebate-codes.mappers.js';
 import type { BodyOf, HandlersOf } from './types.js';
 
 type Purchase = BodyOf<'CreateArticleRebateCode'>;
@@ -54,7 +53,7 @@ async function buyer(tx: { db: Kysely<Database> }, companyId: string, body: Purc
   });
 }
 
-export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetRebateCodeBySign' | 'CreateRebateCodeTransaction'> = {
+export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetRebateCodeBySign'> = {
   /**
    * The answer is built from what the purchase read and wrote (the article, its services
    * and company; the inserted code and buyer), not read back: a new code has no weekdays,
@@ -72,31 +71,28 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
     if (mapped.failure) throw refused(mapped.failure);
     const v = mapped.values;
     const receiver = body.Receiver;
-    const { code, customer } = await inTransaction(store, async (tx) => {
-      if (receiver?.CustomerId && !(await customersRepository(tx).findById(company, receiver.CustomerId))) {
-        throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
-      }
-      const customer = await buyer(tx, company, body, now);
-      const codes = rebateCodesRepository(tx);
-      // A sign the company has already is skipped by the insert, not refused: the next one is tried in this transaction.
-      const code = await withUniqueSign(
-        (sign) =>
-          codes.insert(
-            {
-              company_id: company, sign, sign_key: rebateCodeSignKey(sign), type_id: v.typeId, value: v.value, status_id: 1,
-              name: article.name, valid_from: v.validFrom, valid_to: v.validTo, remaining_amount: v.remainingAmount,
-              remaining_usage: v.remainingUsage, article_id: article.id, currency_sign: article.price_sign,
-              price_sign: article.price_sign, created_by: caller?.sub ?? null, created: now.toISOString(), updated: now.toISOString(),
-              receiver_customer_id: receiver?.CustomerId?.toLowerCase() ?? null, receiver_firstname: receiver?.Firstname ?? null,
-              receiver_lastname: receiver?.Lastname ?? null, receiver_email: receiver?.Email ?? null, receiver_message: receiver?.ReceiverMessage ?? null,
-            },
-            found.services.map((s) => s.id),
-            customer ? [customer.id] : [],
-          ),
-        generateSign,
-      );
-      return { code, customer };
-    });
+    if (receiver?.CustomerId && !(await customersRepository(store).findById(company, receiver.CustomerId))) {
+      throw refused(notOfCompany('InvalidCustomerId', 'Receiver.CustomerId', 'a customer'));
+    }
+    const customer = await buyer(store, company, body, now);
+    const codes = rebateCodesRepository(store);
+    // A sign the company has already is skipped by the insert, not refused: the next one is tried in this transaction.
+    const code = await withUniqueSign(
+      (sign) =>
+        codes.insert(
+          {
+            company_id: company, sign, sign_key: rebateCodeSignKey(sign), type_id: v.typeId, value: v.value, status_id: 1,
+            name: article.name, valid_from: v.validFrom, valid_to: v.validTo, remaining_amount: v.remainingAmount,
+            remaining_usage: v.remainingUsage, article_id: article.id, currency_sign: article.price_sign,
+            price_sign: article.price_sign, created_by: caller?.sub ?? null, created: now.toISOString(), updated: now.toISOString(),
+            receiver_customer_id: receiver?.CustomerId?.toLowerCase() ?? null, receiver_firstname: receiver?.Firstname ?? null,
+            receiver_lastname: receiver?.Lastname ?? null, receiver_email: receiver?.Email ?? null, receiver_message: receiver?.ReceiverMessage ?? null,
+          },
+          found.services.map((s) => s.id),
+          customer ? [customer.id] : [],
+        ),
+      generateSign,
+    );
     const aggregate: RebateCodeAggregate = {
       code, days: [], services: found.services, customers: customer ? [customer] : [], transactions: [], payments: [],
       article: found.article, company: found.company,
@@ -125,38 +121,5 @@ export const rebateCodeHandlers: HandlersOf<'CreateArticleRebateCode' | 'GetReba
       daysOfWeek: query.IncludeConnectedDaysOfWeek === true,
       customers: query.IncludeConnectedCustomers === true,
     }, audience);
-  },
-
-  /**
-   * The code with the booking in one statement, then the change applied and recorded (see
-   * `record`); the recorded row, with what was read, is the answer.
-   */
-  async CreateRebateCodeTransaction({ body, companyId: company, caller, store }) {
-    const transactions = rebateCodeTransactionsRepository(store);
-    const found = await transactions.findCode(company, body.RebateCodeId, body.BookingId ?? undefined);
-    if (!found) throw notFound(`Rebate code ${body.RebateCodeId} not found.`);
-    const { code, booking } = found;
-    if (body.BookingId != null && !booking) throw refused(notOfCompany('InvalidBookingId', 'BookingId', 'a booking'));
-    const request: TransactionRequest = { amount: body.Amount, usage: body.Usage, changeType: body.ChangeType };
-    const now = new Date();
-    const at = now.toISOString();
-    const planned = planTransaction(toFacts(code), request, now);
-    if (planned.failure) throw refused(planned.failure);
-    const { plan } = planned;
-    // The conditional UPDATE and the transaction row commit together or not at all.
-    const stored = await transactions.record(
-      { companyId: company, codeId: code.id, ...plan, at, by: caller?.sub ?? null },
-      {
-        company_id: company, rebate_code_id: code.id, amount: plan.amountDelta, usage: plan.usageDelta,
-        booking_id: booking?.booking_id ?? null, customer_id: booking?.customer_id ?? null, service_id: booking?.service_id ?? null,
-        created_date: at, updated_date: at,
-      },
-    );
-    if (stored === undefined) {
-      // Another transaction got there first: explain with the code as it is now.
-      const current = await rebateCodesRepository(store).findById(company, code.id);
-      throw refused((current && planTransaction(toFacts(current), request, now).failure) || insufficientBalance(code.sign));
-    }
-    return { RebateCodeTransactionItem: toTransaction(transactionView(stored, code, booking)) };
   },
 };

@@ -1,6 +1,6 @@
-import { contract } from '../http/contract.js';
-import type { JsonSchema } from '../http/coercion.js';
-import type { OperationId, Schemas } from '../operations/types.js';
+import { contract } from './contract.js';
+import type { JsonSchema } from './coercion.js';
+import type { OperationId, Schemas } from './types.js';
 
 /**
  * The contract's facts of each operation, read once from the document into one typed table

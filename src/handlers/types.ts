@@ -1,26 +1,13 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { BaseLogger } from 'pino';
 import type { Caller } from '../domain/caller.js';
 import type { Config } from '../config.js';
-import type { components, operations } from '../generated/openapi.js';
+import type { BodyOf, OperationId, PathOf, QueryOf, ResultOf, Schemas } from '../contract/types.js';
 import type { Store } from '../store/db.js';
 
-/** The API's vocabulary, straight from the generated contract types. */
-export type Schemas = components['schemas'];
-export type OperationId = keyof operations;
+export type { BodyOf, OperationId, Schemas } from '../contract/types.js';
 
-type Parameters<K extends OperationId> = operations[K]['parameters'];
-export type PathOf<K extends OperationId> = Parameters<K> extends { path: infer P } ? P : Record<string, never>;
-export type QueryOf<K extends OperationId> = NonNullable<Parameters<K>['query']>;
-export type BodyOf<K extends OperationId> = operations[K] extends {
-  requestBody: { content: { 'application/json': infer B } };
-}
-  ? B
-  : undefined;
-export type ResultOf<K extends OperationId> = operations[K]['responses'][200] extends {
-  content: { 'application/json': infer R };
-}
-  ? R
-  : never;
+/** The log of the call, pino's: any transport's request log is one. */
+export type Log = Pick<BaseLogger, 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'>;
 
 /** Operations that take a CompanyId, in the query or the body, act on a company. */
 type ActsOnCompany<K extends OperationId> = 'CompanyId' extends keyof QueryOf<K> | keyof NonNullable<BodyOf<K>> ? true : false;
@@ -35,7 +22,7 @@ export interface OperationContext<K extends OperationId> {
   companyId: ActsOnCompany<K> extends true ? string : undefined;
   store: Store;
   config: Config;
-  log: FastifyBaseLogger;
+  log: Log;
   /** draws a new rebate code sign (AppOptions.generateSign; domain/rebate-code-sign.ts by default) */
   generateSign: () => string;
   /**

@@ -1,35 +1,18 @@
-import { contract } from './contract.js';
+import { operations } from '../contract/operations.js';
 
 let declaredNames: Map<string, string> | undefined;
-
-/** A local `$ref` of the contract, resolved (one level; the caller loops). */
-function resolve(document: Record<string, any>, node: any): any {
-  const ref = node?.$ref;
-  if (typeof ref !== 'string') return node;
-  return ref.replace(/^#\//, '').split('/').reduce((value: any, key: string) => value?.[key], document);
-}
 
 /**
  * The names of the request fields the contract declares, by lower-cased name: query and path
  * parameters and the top-level body fields, since ServiceStack's binding takes any of them
- * from the query string (servicestack-binding.ts).
+ * from the query string (http/servicestack-binding.ts).
  */
 function declaredFields(): Map<string, string> {
   if (declaredNames) return declaredNames;
-  const { document } = contract();
   const names = new Map<string, string>();
-  for (const item of Object.values<Record<string, { parameters?: unknown[]; requestBody?: unknown }>>(document.paths)) {
-    for (const op of Object.values(item)) {
-      for (const parameter of op?.parameters ?? []) {
-        const p = resolve(document, parameter) as { name?: string; in?: string } | undefined;
-        if (p?.name && (p.in === 'query' || p.in === 'path')) names.set(p.name.toLowerCase(), p.name);
-      }
-      const content = resolve(document, op?.requestBody)?.content ?? {};
-      for (const media of Object.values<{ schema?: unknown }>(content)) {
-        let schema = media.schema;
-        while ((schema as { $ref?: unknown } | undefined)?.$ref) schema = resolve(document, schema);
-        for (const name of Object.keys((schema as { properties?: object } | undefined)?.properties ?? {})) names.set(name.toLowerCase(), name);
-      }
+  for (const facts of operations().values()) {
+    for (const schema of [facts.params, facts.query, facts.body]) {
+      for (const name of Object.keys(schema?.properties ?? {})) names.set(name.toLowerCase(), name);
     }
   }
   declaredNames = names;

@@ -1,4 +1,4 @@
-import { Answered, type FieldError } from '../domain/refusals.js';
+import { Answered, Refusal, type FieldError, type RefusalKind } from '../domain/refusals.js';
 
 export { displayName, type FieldError } from '../domain/refusals.js';
 
@@ -87,5 +87,70 @@ export const MAX_PATH_PARAMETER = 200;
 /** A path parameter over MAX_PATH_PARAMETER: the request's fault, as any other invalid one. */
 export const pathParameterTooLong = () => new ApiError(400, 'Length', 'A path parameter is longer than the server accepts.');
 
+/** The ErrorCode of each status the server answers with, where no more particular one is known: the one table. */
+const ERROR_CODES: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  408: 'RequestTimeout',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
+  500: 'InternalServerError',
+  503: 'ServiceUnavailable',
+};
+
+export const errorCodeOf = (status: number): string => ERROR_CODES[status] ?? (status >= 500 ? 'InternalServerError' : 'BadRequest');
+
+/** The status code of each kind of domain Refusal: the one place a refusal becomes a status. */
+const REFUSAL_STATUS: Record<RefusalKind, number> = { validation: 400, notFound: 404, conflict: 409 };
+
+export const fromRefusal = (refusal: Refusal) =>
+  new ApiError(REFUSAL_STATUS[refusal.kind], refusal.errorCode, refusal.message, [...refusal.errors]);
+
+/**
+ * Any error as the answer it is, whichever layer raised it: an ApiError, a domain Refusal, or
+ * an error that carries a status of the client's fault (4xx) or 503; undefined means
+ * unexpected, a 500. The HTTP layer maps its framework's errors before it asks here.
+ */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Refusal) return fromRefusal(error);
+  const { statusCode: status, message } = (error ?? {}) as { statusCode?: unknown; message?: unknown };
+  if (typeof status !== 'number' || !((status >= 400 && status < 500) || status === 503)) return undefined;
+  return new ApiError(status, errorCodeOf(status), typeof message === 'string' ? message : '');
+}
+
+/** A fault of the server, answered without its details and already logged where it happened. */
+export class Unexpected extends ApiError {
+  constructor(readonly fault: unknown) {
+    super(500, 'InternalServerError', 'An unexpected error occurred.');
+  }
+}
+
 /** A request whose connection closed before it was answered: the client left. */
 export const clientGone = () => new ApiError(400, 'ClientClosedRequest', 'The client closed the connection before the answer.');
+
+/** A ResponseStatus body, written as JSON unless the transport gives another notation. */
+export type Render = (body: { ResponseStatus: ResponseStatus }) => string;
+
+/**
+ * A ResponseStatus body within MAX_ERROR_BODY_BYTES: each listed error is already an excerpt,
+ * and when even MAX_FIELD_ERRORS of them (escaped for JSON, quoted for CSV) take more room,
+ * fewer are listed, the Message counting the rest.
+ */
+export function errorText(error: ApiError, render: Render = JSON.stringify, stack?: string): string {
+  const text = (limit: number) => render({ ResponseStatus: { ...error.toResponseStatus(limit), ...(stack ? { StackTrace: stack } : {}) } });
+  let limit = MAX_FIELD_ERRORS;
+  let body = text(limit);
+  while (limit > 0 && Buffer.byteLength(body) > MAX_ERROR_BODY_BYTES) {
+    limit = Math.floor(limit / 2);
+    body = text(limit);
+  }
+  return body;
+}

@@ -2,7 +2,6 @@ import { BOOKINGS_BLOCK_DELETION, NON_BLOCKING_BOOKING_STATUSES, bookingStatusNa
 import { conflict, notFound } from '../domain/refusals.js';
 import { resourcesRepository, type BookingRow, type CustomerRow, type ExceptionRow, type FullResource } from '../store/repositories/resources.js';
 import { bool, code, opt, optBool, type Answer } from '../store/prepared.js';
-import { inTransaction } from '../store/statements.js';
 import { toTag } from './tags.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -71,32 +70,29 @@ export const resourceHandlers: HandlersOf<'DeleteResource'> = {
    * the lock), the second read, under the lock now held, sees every booking.
    */
   async DeleteResource({ params, query, companyId: company, store, announce }) {
-    const full = await inTransaction(store, async (tx) => {
-      const repo = resourcesRepository(tx);
-      // Without Force, bookings that block mean 409: decide that first, so a refusal never
-      // pays for reading the resource's bookings (bench/results.md: DeleteResource, 409).
-      if (query.Force !== true) {
-        const blocked = await repo.isBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
-        if (blocked === undefined) throw notFound('Resource not found.');
-        if (blocked) throw conflict(BOOKINGS_BLOCK_DELETION);
-      }
-      for (let read = 1; read <= 2; read++) {
-        const found = await repo.findForDeletion(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
-        if (!found) throw notFound('Resource not found.');
-        const outcome = resourceDeletion(found.blocked, query.Force === true);
-        if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
-        if (outcome === 'delete' && (await repo.removeUnlessBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES))) return found.full;
-        if (outcome === 'deactivate') {
-          const row = await repo.deactivateIfBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES, new Date().toISOString());
-          if (row) {
-            announce('resource.deactivated');
-            return { ...found.full, resource: row };
-          }
+    const repo = resourcesRepository(store);
+    // Without Force, bookings that block mean 409: decide that first, so a refusal never
+    // pays for reading the resource's bookings (bench/results.md: DeleteResource, 409).
+    if (query.Force !== true) {
+      const blocked = await repo.isBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
+      if (blocked === undefined) throw notFound('Resource not found.');
+      if (blocked) throw conflict(BOOKINGS_BLOCK_DELETION);
+    }
+    for (let read = 1; read <= 2; read++) {
+      const found = await repo.findForDeletion(company, params.Id, NON_BLOCKING_BOOKING_STATUSES);
+      if (!found) throw notFound('Resource not found.');
+      const outcome = resourceDeletion(found.blocked, query.Force === true);
+      if (outcome === 'conflict') throw conflict(BOOKINGS_BLOCK_DELETION);
+      if (outcome === 'delete' && (await repo.removeUnlessBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES))) return toResource(found.full);
+      if (outcome === 'deactivate') {
+        const row = await repo.deactivateIfBlocked(company, params.Id, NON_BLOCKING_BOOKING_STATUSES, new Date().toISOString());
+        if (row) {
+          announce('resource.deactivated');
+          return toResource({ ...found.full, resource: row });
         }
       }
-      // Not reached: the second read runs under the row lock, so its decision holds for the write.
-      throw new Error(`The bookings of resource ${params.Id} changed while its row was locked.`);
-    });
-    return toResource(full);
+    }
+    // Not reached: the second read runs under the row lock, so its decision holds for the write.
+    throw new Error(`The bookings of resource ${params.Id} changed while its row was locked.`);
   },
 };

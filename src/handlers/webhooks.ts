@@ -5,7 +5,6 @@ import type { DeliveryStatus } from '../store/repositories/webhook-messages.js';
 import { webhookQueueRepository } from '../store/repositories/webhook-queue.js';
 import { webhooksRepository, type WebhookEndpointRow } from '../store/repositories/webhooks.js';
 import { bool, opt, type Answer } from '../store/prepared.js';
-import { inTransaction } from '../store/statements.js';
 import { envelope } from './query.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -72,13 +71,8 @@ export const webhookHandlers: HandlersOf<'UpdateWebhookEndpoint' | 'WebhookEndpo
       updated: new Date().toISOString(),
     };
     // Disabling an endpoint ends its pending deliveries (docs/decisions.md, "Events and deliveries"), with the change.
-    const row = replacement.disabled
-      ? await inTransaction(store, async (tx) => {
-          const replaced = await webhooksRepository(tx).replace(company, params.Id, replacement);
-          if (replaced) await webhookQueueRepository(tx).failPending(company, params.Id);
-          return replaced;
-        })
-      : await repository.replace(company, params.Id, replacement);
+    const row = await repository.replace(company, params.Id, replacement);
+    if (row && replacement.disabled) await webhookQueueRepository(store).failPending(company, params.Id);
     if (!row) throw notFound('Webhook endpoint not found.');
     return toWebhookEndpoint(row);
   },

@@ -1,18 +1,17 @@
 /**
- * Rows → API objects of the rebate codes area, in one place: RebateCodeResponse (with its
- * article, services, weekdays, customers, transactions and payment log) and
- * RebateCodeTransactionQueryResponse; and a stored code → the facts its rules read. SQL
- * nulls become absent fields. The public view (domain/rebate-code-privacy.ts) is applied
+ * Rows → API objects of the rebate codes area: RebateCodeResponse (with its article,
+ * services, weekdays, customers, transactions and payment log; a transaction, a service and
+ * a customer as rebate-code-transactions.ts maps them). SQL nulls become absent fields. The public view (domain/rebate-code-privacy.ts) is applied
  * here, so no answer can skip it.
  */
 import type { CustomerDetails } from '../domain/rebate-code-customer.js';
 import type { Audience } from '../domain/rebate-code-privacy.js';
-import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS, type RebateCodeFacts } from '../domain/rebate-codes.js';
+import { activeByStatus, rebateCodeStatusName, rebateCodeTypeName, WEEKDAYS } from '../domain/rebate-codes.js';
 import type { ArticleWithServices } from '../store/repositories/articles.js';
-import type { TransactionView } from '../store/repositories/rebate-code-transactions.js';
 import type { PaymentView, RebateCodeAggregate } from '../store/repositories/rebate-codes.js';
 import { bool, code, opt, type Answer } from '../store/prepared.js';
 import type { Row } from '../store/schema.js';
+import { toCustomer, toService, toTransaction } from './rebate-code-transactions.js';
 import type { Schemas } from './types.js';
 
 /** Which connected lists to fill; GetRebateCodeBySign's Include flags leave the others out. */
@@ -23,29 +22,6 @@ export interface Includes {
 }
 export const INCLUDE_ALL: Includes = { services: true, daysOfWeek: true, customers: true };
 
-/** What the rules need from a stored code; the connected lists when loaded (else none). */
-export function toFacts(c: RebateCodeAggregate['code'], lists?: Pick<RebateCodeAggregate, 'days' | 'services' | 'customers'>): RebateCodeFacts {
-  return {
-    sign: c.sign,
-    statusId: c.status_id,
-    validFrom: c.valid_from,
-    validTo: c.valid_to,
-    fromTime: c.from_time,
-    toTime: c.to_time,
-    daysOfWeek: lists?.days ?? [],
-    serviceIds: lists?.services.map((s) => s.id) ?? [],
-    maxNumberOfUses: c.max_number_of_uses,
-    numberOfUsesUsed: c.number_of_uses_used,
-    remainingAmount: c.remaining_amount,
-    remainingUsage: c.remaining_usage,
-    maxNumberOfUsesPerCustomer: c.max_number_of_uses_per_customer,
-    // a connected customer without e-mail still restricts the code (to nobody who can be named)
-    customerEmails: lists?.customers.map((customer) => customer.email ?? '') ?? [],
-    // The receiver of a gift card is who will use it.
-    receiverEmail: c.receiver_email ?? undefined,
-  };
-}
-
 /** A stored customer profile as the buyer's details compare with it. */
 export const toCustomerDetails = (c: Row<'customers'>): CustomerDetails => ({
   Email: c.email, Firstname: c.firstname, Lastname: c.lastname, Phone: c.phone,
@@ -53,12 +29,6 @@ export const toCustomerDetails = (c: Row<'customers'>): CustomerDetails => ({
   InvoiceAddress1: c.invoice_address1, InvoiceAddress2: c.invoice_address2, InvoiceCity: c.invoice_city,
   InvoicePostalCode: c.invoice_postal_code, InvoiceCountryCode: c.invoice_country_code,
 });
-
-export const toService = (s: Pick<Row<'services'>, 'id' | 'name' | 'description' | 'active'>) =>
-  ({ Id: s.id, Name: s.name, Description: opt(s.description), Active: bool(s.active) } satisfies Answer<Schemas['RebateCodeServiceResponse']>);
-
-export const toCustomer = (c: Pick<Row<'customers'>, 'id' | 'firstname' | 'lastname' | 'email' | 'phone' | 'image_url'>) =>
-  ({ Id: c.id, Firstname: opt(c.firstname), Lastname: opt(c.lastname), Email: opt(c.email), Phone: opt(c.phone), ImageUrl: opt(c.image_url) } satisfies Answer<Schemas['RebateCodeCustomerResponse']>);
 
 export const toDayOfWeek = (id: number): Schemas['DaysOfWeekResponse'] => {
   const day = WEEKDAYS[id - 1];
@@ -91,29 +61,6 @@ export const toArticle = ({ article: a, services }: ArticleWithServices, audienc
     SendNotification: bool(a.send_notification),
     NotificationEmail: audience === 'administrator' ? opt(a.notification_email) : undefined,
   } satisfies Answer<Schemas['ArticleResponse']>);
-
-/** Usage as signed text (`-1`, `2`), as the contract types it. */
-export const toTransaction = (t: TransactionView) =>
-  ({
-    Id: t.id,
-    CompanyId: t.company_id,
-    Note: opt(t.note),
-    RebateCodeId: t.rebate_code_id, RebateCodeSign: t.code_sign,
-    RebateCodeTypeId: code(t.code_type_id), RebateCodeTypeName: rebateCodeTypeName(t.code_type_id),
-    Amount: t.amount,
-    Usage: String(t.usage),
-    BookingId: opt(t.booking_id),
-    UpdatedDate: t.updated_date, CreatedDate: t.created_date,
-    Service:
-      t.service_id === null || t.service_name === null
-        ? undefined
-        : toService({ id: t.service_id, name: t.service_name, description: t.service_description, active: t.service_active ?? 1 }),
-    Customer:
-      t.customer_id === null
-        ? undefined
-        : toCustomer({ id: t.customer_id, firstname: t.customer_firstname, lastname: t.customer_lastname, email: t.customer_email, phone: t.customer_phone, image_url: t.customer_image_url }),
-    PriceSign: opt(t.code_price_sign),
-  } satisfies Answer<Schemas['RebateCodeTransactionQueryResponse']>);
 
 const toPayment = (p: PaymentView) =>
   ({ Id: p.id, Amount: opt(p.amount), AmountCredited: opt(p.amount_credited), CurrencyId: opt(p.currency_id), Comments: opt(p.comments), Created: p.created, Updated: p.updated } satisfies Answer<Schemas['PaymentLogResponse']>);

@@ -4,6 +4,7 @@ import { billingHandlers } from './billing.js';
 import { categoryHandlers } from './categories.js';
 import { customFieldHandlers } from './custom-fields.js';
 import { messageHandlers } from './messages.js';
+import { rebateCodeTransactionHandlers } from './rebate-code-transactions.js';
 import { rebateCodeHandlers } from './rebate-codes.js';
 import { reportHandlers } from './reports.js';
 import { resourceTypeHandlers } from './resource-types.js';
@@ -18,6 +19,7 @@ export const handlers: Handlers = {
   ...resourceHandlers,
   ...resourceTypeHandlers,
   ...rebateCodeHandlers,
+  ...rebateCodeTransactionHandlers,
   ...customFieldHandlers,
   ...messageHandlers,
   ...webhookHandlers,

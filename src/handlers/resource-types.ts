@@ -2,7 +2,6 @@ import { resourceTypeMemberErrors } from '../domain/resources.js';
 import { notEmpty, refuseAny, refused } from '../domain/refusals.js';
 import { resourceTypesRepository, type FullResourceType, type MemberRow } from '../store/repositories/resource-types.js';
 import { bool, opt, type Answer } from '../store/prepared.js';
-import { inTransaction } from '../store/statements.js';
 import { unknownCompany } from './company.js';
 import type { HandlersOf, Schemas } from './types.js';
 
@@ -48,22 +47,19 @@ export const resourceTypeHandlers: HandlersOf<'CreateResourceType'> = {
   async CreateResourceType({ body, companyId: company, store }) {
     if (body.Name.trim() === '') throw refused(notEmpty('Name'));
     const requested = body.Resources ?? [];
-    const created = await inTransaction(store, async (tx) => {
-      const full = await resourceTypesRepository(tx).create(
-        {
-          companyId: company,
-          name: body.Name,
-          description: body.Description,
-          // Absent Active is false, as the service's non-nullable bool request field defaults.
-          active: body.Active === true,
-          now: new Date().toISOString(),
-        },
-        requested.map((r) => ({ id: r.Id, priority: r.Priority })),
-      );
-      if (!full) throw unknownCompany(company);
-      refuseAny(resourceTypeMemberErrors(requested, new Set(full.resources.map((r) => r.id))));
-      return full;
-    });
-    return toResourceType(created);
+    const full = await resourceTypesRepository(store).create(
+      {
+        companyId: company,
+        name: body.Name,
+        description: body.Description,
+        // Absent Active is false, as the service's non-nullable bool request field defaults.
+        active: body.Active === true,
+        now: new Date().toISOString(),
+      },
+      requested.map((r) => ({ id: r.Id, priority: r.Priority })),
+    );
+    if (!full) throw unknownCompany(company);
+    refuseAny(resourceTypeMemberErrors(requested, new Set(full.resources.map((r) => r.id))));
+    return toResourceType(full);
   },
 };

@@ -4,21 +4,27 @@ import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
 import type { Caller } from '../domain/caller.js';
 import { invalid, refused } from '../domain/refusals.js';
-import { operations } from '../executor/operations.js';
+import { operations } from '../contract/operations.js';
 import { REPLAYED_HEADER } from '../executor/idempotency.js';
-import { limitOf } from '../executor/run.js';
-import { contract } from '../http/contract.js';
+import { limitOf, type Call } from '../executor/execute.js';
+import { bindRequest, requestFields } from '../http/servicestack-binding.js';
+import { contract } from '../contract/contract.js';
 import { contentDisposition, parseCsvBody, toCsv } from '../http/csv.js';
-import { badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../contract/errors.js';
 import { isPredefinedRoute, negotiateFormat, queryNotUtf8, utf8Body } from '../http/reading.js';
 
-// The operations over HTTP: what HTTP's wire adds around the executor (executor/run.ts),
-// which runs every operation for every transport.
+// The operations over HTTP: what HTTP's wire adds around the executor (executor/execute.ts),
+// which runs every operation for every transport. ServiceStack's binding is HTTP's: fields
+// from any place by names in any case, text read as the schemas' types.
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** who calls, as the bearer token says; set where credentials were asked for */
     caller?: Caller;
+    /** what waits for the answer to be sent (a committed write's webhook event) */
+    afterAnswer: Array<() => void> | null;
+    /** the request is an operation's call, which the executor observed (the metrics plugin does not again) */
+    executed: boolean;
   }
   interface FastifyContextConfig {
     /** the operation a route serves; absent on routes the contract does not describe */
@@ -74,6 +80,28 @@ export const formatsPlugin = fp(
   { name: 'formats' },
 );
 
+/**
+ * The executor's view of a call made in `request`: who calls, its id and log, its rate limits,
+ * the moment its answer is sent. `whole`: the call is the HTTP request itself, whose address
+ * was counted first thing and whose duration is the request's; else one of its tool calls.
+ */
+export function callOf(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, whole: boolean): Call {
+  request.executed ||= whole;
+  return {
+    caller: request.caller,
+    requestId: request.id,
+    log: request.log,
+    origin: () => ({ method: request.method, url: request.url }),
+    startedAt: performance.now() - (whole ? reply.elapsedTime : 0),
+    countAgainst: async (limit) => {
+      if (limit !== 'address' || !whole) await app.rateLimits[limit]?.call(app, request, reply);
+    },
+    afterAnswer: (then) => {
+      (request.afterAnswer ??= []).push(then);
+    },
+  };
+}
+
 const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
 /**
@@ -87,6 +115,13 @@ const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? []
 export const routeHooksPlugin = fp(
   async (app: FastifyInstance) => {
     const authenticate = createAuthenticator(app.config);
+    app.decorateRequest('afterAnswer', null);
+    app.decorateRequest('executed', false);
+    // A callback hook: it runs for every answer, and an async one costs a promise each.
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.afterAnswer) for (const then of request.afterAnswer) then();
+      done();
+    });
     app.addHook('onRoute', (routeOptions: RouteOptions) => {
       const operationId = (routeOptions.schema as { operationId?: string } | undefined)?.operationId;
       const facts = operationId === undefined ? undefined : operations().get(operationId);
@@ -121,19 +156,27 @@ export async function operationsPlugin(app: FastifyInstance) {
     operationResolver: (operationId: string) => {
       const facts = operations().get(operationId);
       if (!facts) throw new Error(`The contract has no operation ${operationId}`);
+      const fields = requestFields(facts);
       return async (request: FastifyRequest, reply: FastifyReply) => {
-        const input = {
+        const parts = {
           params: request.params as Record<string, unknown>,
           query: request.query as Record<string, unknown>,
           body: request.body,
-          mediaType: request.mediaType,
           predefined: isPredefinedRoute(request.raw),
-          idempotencyKey: request.headers['idempotency-key'],
         };
-        const outcome = await app.runOperation(facts, input, { caller: request.caller, request, reply, addressCounted: true });
+        // Names in any case, values of the schemas' types, each field in the contract's place.
+        const assembled = bindRequest(facts, fields, parts);
+        // A body made from fields of the query string came in no media type.
+        const typed = assembled || parts.body === undefined || facts.bodyMediaTypes.includes(request.mediaType ?? '');
+        const input = {
+          params: parts.params,
+          query: parts.query,
+          body: parts.body,
+          idempotencyKey: request.headers['idempotency-key'],
+          ...(typed ? {} : { bodyRefusal: new ApiError(415, 'UnsupportedMediaType', `Send the request body as ${facts.bodyMediaTypes.join(' or ')}.`) }),
+        };
+        const outcome = await app.execute(facts, input, callOf(app, request, reply, true));
         if (outcome.replayed) reply.header(REPLAYED_HEADER, 'true');
-        // Committed: the worker claims the event once this answer is sent (the webhooks plugin's onResponse).
-        request.recordedEvent = outcome.recordedEvent;
         if (request.format !== 'csv') return outcome.result;
         reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition(operationId));
         return toCsv(outcome.result, outcome.columns);
