@@ -41,8 +41,12 @@ export interface Call {
   origin(): Record<string, unknown>;
   /** when the transport took the call (performance.now()), the start of its duration */
   startedAt: number;
-  /** counts the call against a rate limit, throwing its refusal (the transport's counter: it may set headers too) */
-  countAgainst(limit: RateLimit): Promise<void>;
+  /**
+   * Counts the call against a rate limit, rejecting with its refusal (the transport's counter:
+   * it may set headers too); undefined where nothing is to count (a limit that is off, or one
+   * the transport counted already), so that the common call awaits nothing.
+   */
+  countAgainst(limit: RateLimit): Promise<void> | undefined;
   /** runs `then` once the transport has sent the answer */
   afterAnswer(then: () => void): void;
 }
@@ -122,7 +126,9 @@ export function createExecutor(deps: ExecutorDeps): Execute {
 
   async function run(facts: OperationFacts, input: OperationInput, call: Call): Promise<Outcome> {
     const limit = limitOf(facts, config.REBATE_LOOKUP_RATE_LIMIT_MAX);
-    if (limit === 'address') await call.countAgainst('address');
+    // A count is awaited only where there is one: HTTP counted the address's first thing.
+    const byAddress = limit === 'address' ? call.countAgainst(limit) : undefined;
+    if (byAddress) await byAddress;
     const companyId = authorize(facts, call.caller, input.query, input.body);
     // A write sent without a key, where none is required, runs none of the keys' code.
     const keyed = facts.keyed && (input.idempotencyKey !== undefined || config.IDEMPOTENCY_KEY_REQUIRED);
@@ -131,7 +137,8 @@ export function createExecutor(deps: ExecutorDeps): Execute {
     if (input.bodyRefusal) throw input.bodyRefusal;
     const nul = [input.params, input.query, input.body].flatMap((values) => nulCharacterErrors(values));
     if (nul.length > 0) throw refused(nul);
-    if (limit === 'caller') await call.countAgainst('caller');
+    const byCaller = limit === 'caller' ? call.countAgainst(limit) : undefined;
+    if (byCaller) await byCaller;
     validate(facts, input);
 
     const handler = handlers[facts.operationId] as Handler<OperationId>;

@@ -93,9 +93,7 @@ export function callOf(app: FastifyInstance, request: FastifyRequest, reply: Fas
     log: request.log,
     origin: () => ({ method: request.method, url: request.url }),
     startedAt: performance.now() - (whole ? reply.elapsedTime : 0),
-    countAgainst: async (limit) => {
-      if (limit !== 'address' || !whole) await app.rateLimits[limit]?.call(app, request, reply);
-    },
+    countAgainst: (limit) => (limit === 'address' && whole ? undefined : (app.rateLimits[limit]?.call(app, request, reply) as Promise<void> | undefined)),
     afterAnswer: (then) => {
       (request.afterAnswer ??= []).push(then);
     },
