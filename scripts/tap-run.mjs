@@ -1,10 +1,12 @@
 // How both halves of `npm test` run tap (scripts/test-sqlite.mjs, scripts/test-postgres.mjs):
-// the suite, then each file of RUN_ALONE by itself, then the list of what was skipped for a
-// missing program (test/needs.ts), so that a skip is not lost in the output above it.
+// the suite, several files to a process (scripts/tap-shared.mjs), then each file of RUN_ALONE
+// by itself, then the list of what was skipped for a missing program (test/needs.ts), so that
+// a skip is not lost in the output above it.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runShared } from './tap-shared.mjs';
 
 /** Test files that take every core: another file beside them would be slowed, and they by it. */
 export const RUN_ALONE = ['test/robustness/host-load.test.ts'];
@@ -13,10 +15,11 @@ export const RUN_ALONE = ['test/robustness/host-load.test.ts'];
 export function runTap(args, env = process.env) {
   const dir = mkdtempSync(join(tmpdir(), 'test-skips-'));
   const skips = join(dir, 'skips');
-  const tap = (more) => spawnSync('npx', ['tap', ...more], { stdio: 'inherit', env: { ...env, TEST_SKIPS_FILE: skips } }).status ?? 1;
+  const tapEnv = { ...env, TEST_SKIPS_FILE: skips };
+  const tap = (more) => spawnSync('npx', ['tap', ...more], { stdio: 'inherit', env: tapEnv }).status ?? 1;
   try {
     if (args.some((arg) => !arg.startsWith('-'))) return tap(args);
-    const rest = tap([...args, ...RUN_ALONE.map((file) => `--exclude=${file}`)]);
+    const rest = runShared([...args, ...RUN_ALONE.map((file) => `--exclude=${file}`)], tapEnv);
     return rest !== 0 ? rest : tap(['--jobs=1', ...RUN_ALONE]);
   } finally {
     const lines = existsSync(skips) ? [...new Set(readFileSync(skips, 'utf8').trim().split('\n'))] : [];
