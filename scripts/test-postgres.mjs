@@ -3,7 +3,7 @@
 // test/test-store.ts reads). Without it, this half is skipped and says so; under CI=true it
 // fails instead, since .ci/run starts a PostgreSQL and names it (test/needs.ts, the same rule).
 // Tests whose subject no engine changes ran in the SQLite half and are not run again
-// (ENGINE_FREE): the contract's text, the domain's rules, the files a request runs, comments,
+// (ENGINE_FREE): the contract's text, the domain's rules, the files a request runs, the layers, comments,
 // the docs and the generated clients, and what is settled before a request reaches the
 // store: tokens and their cache, request ids, proxies, the MCP tool list, the log format.
 import { runTap } from './tap-run.mjs';
@@ -13,6 +13,7 @@ export const ENGINE_FREE = [
   'test/domain/**',
   'test/scripts/request-files.test.ts',
   'test/scripts/comments.test.ts',
+  'test/scripts/layers.test.ts',
   'test/docs/**',
   'test/clients/**',
   'test/http/+(jwks|request-id|trust-proxy|verified-tokens).test.ts',

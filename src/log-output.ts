@@ -10,7 +10,7 @@ export function prettyLogs(format: Config['LOG_FORMAT'], stdout: { isTTY?: boole
 }
 
 /**
- * pino-pretty as the logger's stream, in this process: pino redacts (http/log-redaction.ts)
+ * pino-pretty as the logger's stream, in this process: pino redacts (tracing/redaction.ts)
  * while it writes each JSON line, and only then does pino-pretty reformat that line, so
  * both forms hold the same, redacted, facts. Loaded only when wanted, so a JSON-logging
  * server does not pay for it at start-up. Writes synchronously so that the last lines

@@ -1,6 +1,6 @@
 /**
  * Who may see a rebate code's private parts (who bought, paid with or handled it). The
- * answer's mapper (operations/rebate-codes.mappers.ts) applies the decision to every
+ * answer's mapper (handlers/rebate-codes.mappers.ts) applies the decision to every
  * answer carrying a code, so none can skip it.
  */
 import { SUPERADMIN, type Caller } from './caller.js';

@@ -1,7 +1,7 @@
 // The webhook event catalogue is the operations' `x-webhook-events`. The contract also names
 // each event in the WebhookEventType enum and in the Webhooks tag's table (event, operation,
 // schema of `data`): both are derived here from the operations, so neither can drift. The
-// `data` of an event is the answer of the write that recorded it (src/plugins/operations.ts
+// `data` of an event is the answer of the write that recorded it (src/plugins/routes.ts
 // hands the handler's result to the outbox), so its schema is the operation's 200 answer.
 
 import { readFileSync } from 'node:fs';

@@ -81,7 +81,7 @@ t.test('every npm command README and docs/ name is a script of package.json', as
 t.test('docs/configuration.md has a row for every variable src/config.ts reads, and for none other', async (t) => {
   const rows = read('docs/configuration.md').split('\n').filter((l) => l.startsWith('| `'));
   const documented = new Set(rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])));
-  documented.delete('OTEL_EXPORTER_OTLP_ENDPOINT'); // read by OpenTelemetry's SDK (src/tracing.ts), not src/config.ts
+  documented.delete('OTEL_EXPORTER_OTLP_ENDPOINT'); // read by OpenTelemetry's SDK (src/tracing/tracing.ts), not src/config.ts
   t.same([...documented].sort(), [...CONFIG_KEYS].sort());
 });
 

@@ -42,7 +42,7 @@ t.test('an increase adds and does not count a use', async (t) => {
 });
 
 // What remains after a plan is the store's conditional UPDATE (rounded in SQL): see
-// test/operations/rebate-codes-transactions.test.ts, "money is rounded to 2 decimals".
+// test/handlers/rebate-codes-transactions.test.ts, "money is rounded to 2 decimals".
 t.test('a plan changes by whole cents: 0.1 + 0.2 is a change of 0.3', async (t) => {
   t.equal(planTransaction(card, increase(0.1 + 0.2), now).plan!.amountDelta, 0.3);
   t.equal(planTransaction({ ...card, remainingAmount: 0.3 }, decrease(0.1 + 0.2), now).plan!.amountDelta, -0.3, 'all of 0.3 may be taken');

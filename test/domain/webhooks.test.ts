@@ -14,7 +14,7 @@ import { NON_PUBLIC_TARGETS } from '../fixtures/webhooks.js';
 const codes = (errors: Array<{ ErrorCode: string; FieldName: string }>) => errors.map((e) => `${e.ErrorCode} ${e.FieldName}`);
 
 // EventTypes' limits and messages are the contract schema's, applied by Ajv: their refusals
-// are asserted through HTTP (test/operations/webhooks.test.ts) and the import (test/import/import.test.ts).
+// are asserted through HTTP (test/handlers/webhooks.test.ts) and the import (test/import/import.test.ts).
 
 t.test('EventTypes are de-duplicated, first occurrence first, case-sensitive', async (t) => {
   t.strictSame(uniqueEventTypes(['b', 'a', 'b', 'a']), ['b', 'a']);
