@@ -6,7 +6,7 @@ import t from 'tap';
 import { wrongImports } from '../../scripts/check-layers.mjs';
 import { operations } from '../../src/contract/operations.js';
 
-// The layout's rules (docs/architecture.md, "Layers"): imports go down the layers, the core
+// The layout's rules (docs/decisions.md, "Layers point down"): imports go down the layers, the core
 // knows no web framework, MCP hands JSON to the executor as it is, and one index reads the
 // contract's operations.
 
