@@ -76,7 +76,7 @@ function canonical(value: unknown): string {
  * JSON or CSV, field order and name case, the operation's path or a predefined route: all
  * bind to the same input, so they make the same fingerprint.
  */
-export function fingerprint(facts: OperationFacts, input: RequestFields, companyId: string | undefined): string {
+export function fingerprint(facts: OperationFacts, input: BoundInput, companyId: string | undefined): string {
   const body = input.body !== null && typeof input.body === 'object' && !Array.isArray(input.body) ? input.body : { '': input.body };
   const fields: Record<string, unknown> = { ...body, ...input.query, ...input.params };
   delete fields.format;
@@ -85,7 +85,7 @@ export function fingerprint(facts: OperationFacts, input: RequestFields, company
 }
 
 /** The request's fields by place, as the executor validates them. */
-interface RequestFields {
+interface BoundInput {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   body: unknown;

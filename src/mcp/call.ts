@@ -1,5 +1,4 @@
-import { coerceToSchema, define, isRecord, propertiesOf, type JsonSchema } from '../contract/coercion.js';
-import type { OperationFacts } from '../contract/operations.js';
+import { coerceToSchema, define, isRecord, type JsonSchema } from '../contract/coercion.js';
 import type { OperationInput } from '../executor/execute.js';
 import { IDEMPOTENCY_ARGUMENT, type McpTool } from './tools.js';
 
@@ -13,19 +12,15 @@ import { IDEMPOTENCY_ARGUMENT, type McpTool } from './tools.js';
 
 type Place = 'params' | 'query' | 'body';
 
-/** Each operation's field names by their lower case, with their place, made at its first call. */
-const namesByOperation = new Map<string, Map<string, { place: Place; name: string }>>();
-function namesOf(facts: OperationFacts) {
-  let names = namesByOperation.get(facts.operationId);
-  if (!names) {
-    names = new Map();
-    // Later places first, so that a name the path and the body share is the path's, as over HTTP.
-    for (const place of ['body', 'query', 'params'] as const) {
-      for (const name of Object.keys(propertiesOf(facts[place] ?? {}) ?? {})) names.set(name.toLowerCase(), { place, name });
-    }
-    namesByOperation.set(facts.operationId, names);
+/** Each tool's path and query parameters by their lower-cased names, made at its first call. */
+const placesByTool = new WeakMap<McpTool, Map<string, Place>>();
+function placesOf(tool: McpTool): Map<string, Place> {
+  let places = placesByTool.get(tool);
+  if (!places) {
+    places = new Map([...tool.queryParams.map((name) => [name.toLowerCase(), 'query'] as const), ...tool.pathParams.map((name) => [name.toLowerCase(), 'params'] as const)]);
+    placesByTool.set(tool, places);
   }
-  return names;
+  return places;
 }
 
 const KEY_ARGUMENT = IDEMPOTENCY_ARGUMENT.toLowerCase();
@@ -33,13 +28,10 @@ const KEY_ARGUMENT = IDEMPOTENCY_ARGUMENT.toLowerCase();
 /** The operation's input of a call: path and query fields where the contract puts them, anything else the body's. */
 export function toolInput(tool: McpTool, args: Record<string, unknown>): OperationInput {
   const { facts } = tool;
-  const names = namesOf(facts);
+  const places = placesOf(tool);
   const parts: Record<Place, Record<string, unknown>> = { params: {}, query: {}, body: {} };
   let idempotencyKey: unknown;
-  // A name spelled as the contract spells it wins over the same name in another case.
-  const sent = Object.keys(args).sort((a, b) => Number(names.get(b.toLowerCase())?.name === b) - Number(names.get(a.toLowerCase())?.name === a));
-  for (const key of sent) {
-    const value = args[key];
+  for (const [key, value] of Object.entries(args)) {
     const lower = key.toLowerCase();
     // The answer's format is the MCP layer's (JSON); a write's key is its header over HTTP, no field.
     if (lower === 'format' || value === undefined) continue;
@@ -47,15 +39,15 @@ export function toolInput(tool: McpTool, args: Record<string, unknown>): Operati
       idempotencyKey ??= value;
       continue;
     }
-    const field = names.get(lower);
-    const place: Place = field?.place ?? (facts.body ? 'body' : 'query');
-    const name = field?.name ?? key;
+    const place = places.get(lower) ?? (tool.hasBody ? 'body' : 'query');
     // As a blank query parameter over HTTP, a null or blank path or query value is not given.
     if (place !== 'body' && (value === null || value === '')) continue;
-    if (!Object.hasOwn(parts[place], name)) define(parts[place], name, value);
+    define(parts[place], key, value);
   }
+  // Coercion renames each field to the contract's spelling (that spelling winning over another
+  // case of it) and reads its value as the schema's type.
   const typed = (place: Place) => (facts[place] ? (coerceToSchema(parts[place], facts[place] as JsonSchema) as Record<string, unknown>) : parts[place]);
-  const body = facts.body ? typed('body') : undefined;
+  const body = tool.hasBody ? typed('body') : undefined;
   // A blank CompanyId means "the caller's company", as over HTTP.
   if (isRecord(body) && typeof body.CompanyId === 'string' && body.CompanyId.trim() === '') delete body.CompanyId;
   return { params: typed('params'), query: typed('query'), body, idempotencyKey };

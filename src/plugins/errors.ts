@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Refusal, refused } from '../domain/refusals.js';
+import { refused } from '../domain/refusals.js';
 import { errorBody } from '../http/error-body.js';
 import { ApiError, clientGone, fromRefusal, pathParameterTooLong, toApiError, Unexpected } from '../contract/errors.js';
 import { negotiateFormat, parseQueryString } from '../http/reading.js';
@@ -26,7 +26,6 @@ const byCode: Record<string, (error: AnyError) => ApiError> = {
 
 /** Maps any error of any layer to an ApiError: Fastify's and the glue's first, then the core's; undefined means "unexpected" (500). */
 export function httpApiError(error: AnyError, request: FastifyRequest): ApiError | undefined {
-  if (error instanceof ApiError || error instanceof Refusal) return toApiError(error);
   // The security scheme's own refusal says why (no token, an expired one), not the glue's summary.
   const cause = error.name === 'Unauthorized' ? error.errors?.find((e) => e instanceof ApiError) : undefined;
   if (cause) return cause as ApiError;

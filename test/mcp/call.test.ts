@@ -23,6 +23,12 @@ t.test('values keep their JSON types; text becomes the schema type, as over HTTP
   t.strictSame(toolInput(tool('BookingPrintoutQuery'), { take: 7 }).query, { Take: 7 });
 });
 
+t.test('a boolean sent as a string and an enum name in another case read as over HTTP', async (t) => {
+  t.strictSame(toolInput(tool('DeleteResource'), { Id: 7, Force: 'true' }).query, { Force: true });
+  const change = toolInput(tool('CreateRebateCodeTransaction'), { rebatecodeid: '103', Amount: '25', Usage: '0', ChangeType: 'decrease' });
+  t.strictSame(change.body, { RebateCodeId: 103, Amount: 25, Usage: 0, ChangeType: 'Decrease' });
+});
+
 t.test('a name spelled as the contract spells it wins over the same name in another case', async (t) => {
   t.strictSame(toolInput(tool('BookingPrintoutQuery'), { take: 1, Take: 2 }).query, { Take: 2 });
   t.strictSame(toolInput(tool('BookingPrintoutQuery'), { Take: 2, take: 1 }).query, { Take: 2 });

@@ -128,6 +128,12 @@ t.test('a write tool called twice with one IdempotencyKey runs once; the second 
     name: 'CreateRebateCodeTransaction',
     arguments: { changetype: 'Decrease', usage: 0, amount: 25, rebatecodeid: 103, IdempotencyKey: 'mcp-retry-1' },
   })) as CallToolResult;
+  // Numbers sent as text and an enum name in another case read as over HTTP: the same request again.
+  const lenient = (await client.callTool({
+    name: 'CreateRebateCodeTransaction',
+    arguments: { RebateCodeId: '103', Amount: '25', Usage: '0', ChangeType: 'decrease', IdempotencyKey: 'mcp-retry-1' },
+  })) as CallToolResult;
+  t.equal(lenient._meta?.['booking-admin/replayed'], true, 'text and an enum name in another case make the same fingerprint');
   t.notOk(first.isError, textOf(first));
   t.notOk(first._meta?.['booking-admin/replayed'], 'the first call ran');
   t.notOk(again.isError, textOf(again));
