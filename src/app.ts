@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { generateSign, type SignGenerator } from './domain/rebate-code-sign.js';
-import { addServerFormats, serverAjvOptions } from './contract/ajv.js';
 import { compilersFactory } from './http/compilers.js';
 import { logRedaction } from './tracing/redaction.js';
 import { parseQueryString, rewriteUrl } from './http/reading.js';
@@ -106,7 +105,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     frameworkErrors,
     clientErrorHandler,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER },
-    ajv: { customOptions: serverAjvOptions, onCreate: addServerFormats },
     schemaController: { compilersFactory },
     // Fastify's own summary joins every Ajv message into one string; the error plugin
     // answers from the errors themselves (validation-errors.ts), so the summary stays short.

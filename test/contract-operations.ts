@@ -8,11 +8,10 @@ import { bodyMediaTypes } from '../src/contract/operations.js';
  */
 
 export type JsonSchema = {
-  type?: string;
+  type?: string | string[];
   properties?: Record<string, JsonSchema>;
   items?: JsonSchema;
   required?: string[];
-  nullable?: boolean;
   $ref?: string;
   [key: string]: unknown;
 };

@@ -1,13 +1,12 @@
 import net from 'node:net';
-import { Ajv, type ValidateFunction } from 'ajv';
-import formats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { contract, deref, type OperationInfo } from './contract-operations.js';
 import { COMPANY_A } from './fixtures.js';
-import { addServerFormats } from '../src/contract/string-formats.js';
+import { createServerAjv } from '../src/contract/ajv.js';
 import { parseJsv } from '../src/contract/jsv.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { freshDatabase } from './test-store.js';
@@ -45,9 +44,8 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
 
 // ---- every response a test sees is checked against the contract ----
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-(formats as unknown as (ajv: Ajv) => void)(ajv);
-addServerFormats(ajv);
+// The server's Ajv (JSON Schema 2020-12, the server's formats), taking each answer as it is.
+const ajv = createServerAjv({ useDefaults: false, verbose: false });
 const validators = new Map<string, ValidateFunction>();
 
 // An operation's own path, or one of ServiceStack's predefined routes for it, with an optional format suffix.

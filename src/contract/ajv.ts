@@ -1,11 +1,12 @@
-import { Ajv, type Options } from 'ajv';
+import type { Options } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { addServerFormats } from './string-formats.js';
 
 /**
- * How the server's Ajv judges a value, in one place: Fastify's validator is built from
- * these options and formats (app.ts), and so is every other validator that must agree
- * with it (the import of data files).
+ * How the server's Ajv judges a value, in one place. The contract is OpenAPI 3.1, whose
+ * schemas are JSON Schema 2020-12, so every validator is Ajv2020 with these options and
+ * formats: the executor's, Fastify's (compilers.ts), the import's and the tests'.
  */
 
 export { addServerFormats };
@@ -23,11 +24,13 @@ export const serverAjvOptions = {
   verbose: true,
 } as const satisfies Options;
 
-/** An Ajv as Fastify's compiler builds the server's: these options, ajv-formats, then the server's formats. */
-export function createServerAjv(): Ajv {
-  const ajv = new Ajv(serverAjvOptions);
+export type ServerAjv = Ajv2020;
+
+/** The server's Ajv: JSON Schema 2020-12, these options, ajv-formats, then the server's formats. */
+export function createServerAjv(options: Options = {}): ServerAjv {
+  const ajv = new Ajv2020({ ...serverAjvOptions, ...options });
   // ajv-formats is CommonJS: its default export is the plugin itself at run time.
-  (formats as unknown as (ajv: Ajv) => void)(ajv);
+  (formats as unknown as (ajv: Ajv2020) => void)(ajv);
   addServerFormats(ajv);
   return ajv;
 }

@@ -10,7 +10,6 @@ export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   items?: JsonSchema;
-  nullable?: boolean;
   additionalProperties?: boolean | JsonSchema;
   allOf?: JsonSchema[];
   [keyword: string]: unknown;
@@ -103,10 +102,9 @@ const DECIMAL_TEXT = /^-?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?$/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 function coerceScalar(value: string | number | boolean, schema: JsonSchema, types: Set<string>): unknown {
-  const nullable = schema.nullable === true || types.has('null');
   if (typeof value === 'string') {
     // Empty text is how JSV says "no value" (`{A:""}`) for a field that is not text.
-    if (value === '' && nullable && !types.has('string')) return null;
+    if (value === '' && types.has('null') && !types.has('string')) return null;
     if (schema.format === 'date-time' && DATE_ONLY.test(value)) return `${value}T00:00:00.000Z`;
     if ((types.has('integer') && INTEGER_TEXT.test(value)) || (types.has('number') && DECIMAL_TEXT.test(value))) {
       const n = Number(value);
@@ -232,14 +230,16 @@ export function enumMember(value: unknown, schema: EnumSchema): unknown {
   const members = schema.enum;
   if (!Array.isArray(members)) return undefined;
   const names = schema['x-enum-varnames'];
-  if (Array.isArray(names) && typeof value === 'string' && names.length === members.length) {
+  // A null member (an enum that admits null) has no name.
+  const named = members.filter((member) => member !== null);
+  if (Array.isArray(names) && typeof value === 'string' && names.length === named.length) {
     const index = names.findIndex((name) => sameName(name, value));
-    if (index >= 0) return members[index];
+    if (index >= 0) return named[index];
   }
   if (schema.type !== 'string' || !serviceEnums().has(JSON.stringify(members))) return undefined;
   if (typeof value === 'string') {
-    const named = members.find((member) => member === value) ?? members.find((member) => sameName(member, value));
-    if (named !== undefined) return named;
+    const member = members.find((m) => m === value) ?? members.find((m) => sameName(m, value));
+    if (member !== undefined) return member;
     if (INDEX_TEXT.test(value)) return members[Number(value)];
   }
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return members[value];

@@ -397,7 +397,168 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "resource.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was deleted
+         * @description DeleteResource deleted a resource. `data` is its answer: the resource as it was.
+         */
+        post: operations["ResourceDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was deactivated
+         * @description DeleteResource with `Force` deactivated a resource that bookings keep from being deleted. `data` is its answer.
+         */
+        post: operations["ResourceDeactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resourcetype.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource type was created
+         * @description CreateResourceType created a resource type. `data` is its answer.
+         */
+        post: operations["ResourceTypeCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tag.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tag was deactivated
+         * @description DeleteTag deactivated a tag. `data` is its answer.
+         */
+        post: operations["TagDeactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customfield.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A custom field was deleted
+         * @description DeleteCustomField deleted a custom field. `data` is its answer: the field as it was.
+         */
+        post: operations["CustomFieldDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "messagetemplate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message template was created
+         * @description CreateMessageTemplate created a message template. `data` is its answer.
+         */
+        post: operations["MessageTemplateCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rebatecode.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A rebate code was created
+         * @description CreateArticleRebateCode created a rebate code. `data` is its answer.
+         */
+        post: operations["RebateCodeCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rebatecode.transaction.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A rebate code transaction was recorded
+         * @description CreateRebateCodeTransaction recorded a transaction. `data` is its answer.
+         */
+        post: operations["RebateCodeTransactionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A map of string values. */
@@ -1063,25 +1224,99 @@ export interface components {
             Secret: string;
         };
         /**
-         * @description The events that writes record (see the Webhooks tag for who writes which).
+         * @description The events that writes record, each declared in the `webhooks` section.
          * @enum {string}
          */
         WebhookEventType: "resource.deleted" | "resource.deactivated" | "resourcetype.created" | "tag.deactivated" | "customfield.deleted" | "messagetemplate.created" | "rebatecode.created" | "rebatecode.transaction.created";
         /**
-         * @description The body of a webhook delivery. `data` is the JSON answer of the operation that
-         *     wrote the event (see the Webhooks tag for its schema per event type).
+         * @description The body of a webhook delivery: one of the events of the `webhooks` section, told
+         *     apart by `type`. `data` is the JSON answer of the operation that wrote the event.
          */
-        WebhookEvent: {
-            type: components["schemas"]["WebhookEventType"];
+        WebhookEvent: components["schemas"]["ResourceDeletedEvent"] | components["schemas"]["ResourceDeactivatedEvent"] | components["schemas"]["ResourceTypeCreatedEvent"] | components["schemas"]["TagDeactivatedEvent"] | components["schemas"]["CustomFieldDeletedEvent"] | components["schemas"]["MessageTemplateCreatedEvent"] | components["schemas"]["RebateCodeCreatedEvent"] | components["schemas"]["RebateCodeTransactionCreatedEvent"];
+        /**
+         * Format: date-time
+         * @description When the write happened.
+         */
+        WebhookEventTimestamp: string;
+        /** @description The body of a `resource.deleted` delivery. */
+        ResourceDeletedEvent: {
             /**
-             * Format: date-time
-             * @description When the write happened.
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            timestamp: string;
-            /** @description The operation's JSON answer. */
-            data: {
-                [key: string]: unknown;
-            };
+            type: "resource.deleted";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["ResourceQueryResponse"];
+        };
+        /** @description The body of a `resource.deactivated` delivery. */
+        ResourceDeactivatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resource.deactivated";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["ResourceQueryResponse"];
+        };
+        /** @description The body of a `resourcetype.created` delivery. */
+        ResourceTypeCreatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resourcetype.created";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["ResourceTypeQueryResponse"];
+        };
+        /** @description The body of a `tag.deactivated` delivery. */
+        TagDeactivatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tag.deactivated";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["TagResponse"];
+        };
+        /** @description The body of a `customfield.deleted` delivery. */
+        CustomFieldDeletedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customfield.deleted";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["CustomFieldQueryResponse"];
+        };
+        /** @description The body of a `messagetemplate.created` delivery. */
+        MessageTemplateCreatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "messagetemplate.created";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["MessageTemplatesQueryResponse"];
+        };
+        /** @description The body of a `rebatecode.created` delivery. */
+        RebateCodeCreatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rebatecode.created";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["RebateCodeResponse"];
+        };
+        /** @description The body of a `rebatecode.transaction.created` delivery. */
+        RebateCodeTransactionCreatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rebatecode.transaction.created";
+            timestamp: components["schemas"]["WebhookEventTimestamp"];
+            data: components["schemas"]["RecordedRebateCodeTransaction"];
         };
         /**
          * @description A message's delivery to the endpoint: `Pending` until an attempt gets a 2xx
@@ -1318,6 +1553,20 @@ export interface components {
         };
     };
     responses: {
+        /** @description Any 2xx answer delivers the message; its body is ignored. */
+        WebhookDelivered: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description 410 Gone disables the endpoint and fails its pending messages. */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /**
          * @description A request with the same `Idempotency-Key` is still running (`IdempotencyKeyInUse`):
          *     send it again after `Retry-After` seconds to get its answer.
@@ -1401,6 +1650,19 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+        WebhookId: string;
+        /**
+         * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+         *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+         *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+         *     `whsec_`, base64-decoded.
+         */
+        WebhookSignature: string;
         /**
          * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
          *     the same company, runs once. Use a new key (a UUID) for each new change, and send
@@ -2332,6 +2594,254 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    ResourceDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    ResourceDeactivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceDeactivatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    ResourceTypeCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceTypeCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    TagDeactivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagDeactivatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    CustomFieldDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomFieldDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    MessageTemplateCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageTemplateCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    RebateCodeCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebateCodeCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
+        };
+    };
+    RebateCodeTransactionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every attempt of one message; a receiver de-duplicates by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix seconds of the attempt. A receiver refuses a delivery whose timestamp is far from
+                 *     its own clock (Standard Webhooks' libraries allow five minutes), against replays.
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the standard base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     (the body's bytes as sent), keyed by the bytes of the endpoint's `Secret` after
+                 *     `whsec_`, base64-decoded.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebateCodeTransactionCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookDelivered"];
         };
     };
 }

@@ -1,7 +1,7 @@
-import type { Ajv, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { nulCharacterErrors } from '../store/statements.js';
 import type { FieldError } from '../domain/refusals.js';
-import { createServerAjv } from '../contract/ajv.js';
+import { createServerAjv, type ServerAjv } from '../contract/ajv.js';
 import { contract } from '../contract/contract.js';
 import { toFieldErrors } from '../contract/validation-errors.js';
 import { CONTRACT_ID, type Json, type Schema } from './schema.js';
@@ -15,7 +15,7 @@ import { CONTRACT_ID, type Json, type Schema } from './schema.js';
 
 type Normalize = (value: unknown) => unknown;
 
-let ajv: Ajv | undefined;
+let ajv: ServerAjv | undefined;
 const prepared = new WeakMap<Schema<unknown>, { validate: ValidateFunction; normalize: Normalize }>();
 
 function prepare(schema: Schema<unknown>) {

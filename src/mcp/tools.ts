@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_KEY } from '../executor/idempotency.js';
 import { operationTable, type OperationFacts } from '../contract/operations.js';
-import { SchemaConverter, type JsonSchema } from './json-schema.js';
+import { SchemaBundler, type JsonSchema } from './json-schema.js';
 
 /**
  * The MCP tools, one per operation of the contract, read from the document at start-up
@@ -67,7 +67,7 @@ function annotationsOf(facts: OperationFacts): ToolAnnotations {
 }
 
 function inputOf(document: Record<string, any>, facts: OperationFacts) {
-  const converter = new SchemaConverter(document);
+  const bundler = new SchemaBundler(document);
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const pathParams: string[] = [];
@@ -76,12 +76,12 @@ function inputOf(document: Record<string, any>, facts: OperationFacts) {
   for (const parameter of facts.parameters) {
     if (parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY) {
       // The header is an argument of its own: a call with it behaves as the write with the header.
-      properties[IDEMPOTENCY_ARGUMENT] = { ...converter.convert(parameter.schema ?? {}), description: KEY_DESCRIPTION };
+      properties[IDEMPOTENCY_ARGUMENT] = { ...bundler.bundle(parameter.schema ?? {}), description: KEY_DESCRIPTION };
       continue;
     }
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
     if (parameter.name.toLowerCase() === FORMAT_PARAMETER) continue;
-    const schema = converter.convert(parameter.schema ?? {});
+    const schema = bundler.bundle(parameter.schema ?? {});
     properties[parameter.name] = parameter.description && !schema.description ? { ...schema, description: parameter.description.trim() } : schema;
     if (parameter.required) required.push(parameter.name);
     (parameter.in === 'path' ? pathParams : queryParams).push(parameter.name);
@@ -89,28 +89,28 @@ function inputOf(document: Record<string, any>, facts: OperationFacts) {
   }
   const bodySchema = facts.rawBody;
   if (bodySchema) {
-    const body = converter.resolve(bodySchema);
+    const body = bundler.resolve(bodySchema);
     if (!body.properties) throw new Error(`MCP tools need an object body with properties (${facts.operationId})`);
     // A name that is also a parameter binds as the parameter (path over query over body).
     for (const [name, schema] of Object.entries(body.properties as Record<string, unknown>)) {
-      if (!taken.has(name.toLowerCase())) properties[name] = converter.convert(schema);
+      if (!taken.has(name.toLowerCase())) properties[name] = bundler.bundle(schema);
     }
     if (facts.bodyRequired) required.push(...((body.required as string[] | undefined) ?? []).filter((name) => !taken.has(name.toLowerCase())));
   }
   const inputSchema: ToolDefinition['inputSchema'] = { type: 'object', properties };
   if (required.length > 0) inputSchema.required = required;
-  if (Object.keys(converter.defs).length > 0) inputSchema.$defs = converter.defs;
+  if (Object.keys(bundler.defs).length > 0) inputSchema.$defs = bundler.defs;
   return { inputSchema, pathParams, queryParams, hasBody: Boolean(bodySchema) };
 }
 
 function outputOf(document: Record<string, any>, facts: OperationFacts): ToolDefinition['outputSchema'] {
   const schema = facts.rawOk;
   if (!schema) return undefined;
-  const converter = new SchemaConverter(document);
-  const root = converter.convert(converter.resolve(schema));
+  const bundler = new SchemaBundler(document);
+  const root = bundler.bundle(bundler.resolve(schema));
   // MCP's structured results are objects; another answer is given as text alone.
   if (root.type !== 'object') return undefined;
-  if (Object.keys(converter.defs).length > 0) root.$defs = converter.defs;
+  if (Object.keys(bundler.defs).length > 0) root.$defs = bundler.defs;
   return root as ToolDefinition['outputSchema'];
 }
 

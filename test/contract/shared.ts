@@ -23,7 +23,11 @@ export function pointer(ref: string): unknown {
   return node;
 }
 
-/** Follows `$ref`s until a node without one is reached. */
+/**
+ * Follows `$ref`s until a node without one is reached. A schema whose type list admits null
+ * (`type: [integer, 'null']`) reads as the service document writes it: its one type, and
+ * `nullable` ("nullable int").
+ */
 export function deref<T = Obj>(node: unknown): T {
   const seen = new Set<string>();
   let current = node;
@@ -33,7 +37,18 @@ export function deref<T = Obj>(node: unknown): T {
     seen.add(ref);
     current = pointer(ref);
   }
-  return current as T;
+  const types = (current as Obj | null)?.type;
+  if (!Array.isArray(types)) return current as T;
+  const [type, ...others] = types.filter((t: unknown) => t !== 'null');
+  if (others.length > 0) throw new Error(`a type list of more than one type and null: ${JSON.stringify(types)}`);
+  return { ...(current as Obj), type, nullable: types.includes('null') } as T;
+}
+
+/** Every key of every object anywhere in `node`. */
+export function allKeys(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(allKeys);
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node as Obj).flatMap(([key, value]) => [key, ...allKeys(value)]);
 }
 
 /** Every `$ref` string anywhere in the contract. */
@@ -108,7 +123,8 @@ export function isRequired(schema: Obj, field: string): boolean {
 export function allSchemas(node: unknown, where: string, out: [string, Obj][] = []): [string, Obj][] {
   if (Array.isArray(node)) node.forEach((item, i) => allSchemas(item, `${where}[${i}]`, out));
   else if (node !== null && typeof node === 'object') {
-    if (typeof (node as Obj).type === 'string') out.push([where, node as Obj]);
+    const type = (node as Obj).type;
+    if (typeof type === 'string' || Array.isArray(type)) out.push([where, node as Obj]);
     for (const [key, value] of Object.entries(node as Obj)) allSchemas(value, `${where}.${key}`, out);
   }
   return out;

@@ -1,9 +1,11 @@
-// The contract as a whole: it resolves, is OpenAPI 3.0.3, has the original service's
+// The contract as a whole: it resolves, is OpenAPI 3.1, has the original service's
 // operations and no more than its extensions, and keeps names that generated clients can use.
 
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import t from 'tap';
 import { OPERATIONS } from './interface-operations.js';
-import { allRefs, allSchemas, contract, type Obj, ops, pointer, sorted } from './shared.js';
+import { allKeys, allRefs, allSchemas, contract, type Obj, ops, pointer, sorted } from './shared.js';
 
 t.test('every $ref in the contract resolves', async (t) => {
   const refs = [...new Set(allRefs(contract))];
@@ -11,8 +13,22 @@ t.test('every $ref in the contract resolves', async (t) => {
   for (const ref of refs) t.doesNotThrow(() => pointer(ref), ref);
 });
 
-t.test('the contract is OpenAPI 3.0.3', async (t) => {
-  t.equal(contract.openapi, '3.0.3');
+t.test('the contract is OpenAPI 3.1, its schemas JSON Schema 2020-12 with no keyword of 3.0', async (t) => {
+  t.equal(contract.openapi, '3.1.0');
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+  (formats as unknown as (ajv: Ajv2020) => void)(ajv);
+  // OpenAPI's vocabulary and format registry, and the contract's extensions.
+  ajv.addVocabulary(['components', 'discriminator', ...new Set(allKeys(contract).filter((key) => key.startsWith('x-')))]);
+  for (const format of ['int16', 'int32', 'int64', 'float', 'double']) ajv.addFormat(format, { type: 'number', validate: () => true });
+  ajv.addSchema({ $id: 'contract', components: { schemas: contract.components.schemas } });
+  for (const name of Object.keys(contract.components.schemas)) {
+    t.doesNotThrow(() => ajv.getSchema(`contract#/components/schemas/${name}`), `${name} compiles (strict)`);
+  }
+  for (const [where, schema] of allSchemas(contract, '#')) {
+    const old = ['nullable', 'example'].filter((key) => key in schema);
+    if (typeof schema.exclusiveMinimum === 'boolean' || typeof schema.exclusiveMaximum === 'boolean') old.push('a boolean exclusive bound');
+    t.strictSame(old, [], `${where}: no keyword of OpenAPI 3.0`);
+  }
 });
 
 t.test('exactly the thirteen operations of the original, with their methods and paths, and extensions marked as such', async (t) => {

@@ -127,7 +127,7 @@ const booking: JsonSchema = {
     Active: { type: 'boolean' },
     Name: { type: 'string' },
     Label: { type: 'string' },
-    Note: { type: 'string', nullable: true },
+    Note: { type: ['string', 'null'] },
     Customer: {
       type: 'object',
       properties: { Id: { type: 'integer' }, Email: { type: 'string' }, Vip: { type: 'boolean' }, Discount: { type: 'number' } },
@@ -185,7 +185,7 @@ t.test('coercion: booleans from true/false in any case and from 1/0', async (t) 
 t.test('coercion: nullable fields keep null and read empty JSV text as null', async (t) => {
   const schema: JsonSchema = {
     type: 'object',
-    properties: { N: { type: 'integer', nullable: true }, S: { type: 'string', nullable: true } },
+    properties: { N: { type: ['integer', 'null'] }, S: { type: ['string', 'null'] } },
   };
   t.strictSame(coerceToSchema({ N: null, S: null }, schema), { N: null, S: null });
   t.strictSame(coerceToSchema({ N: '', S: '' }, schema), { N: null, S: '' });

@@ -1,8 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import formats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import type { JsonSchema } from '../contract-operations.js';
-import { addServerFormats } from '../../src/contract/string-formats.js';
+import { createServerAjv } from '../../src/contract/ajv.js';
 
 /**
  * fast-check arbitraries from the contract's dereferenced JSON schemas: `validValue(schema)`,
@@ -43,19 +42,21 @@ export interface ValueOptions {
 
 const member = (path: string | undefined, name: string) => (path ? `${path}.${name}` : name);
 
+/** The type of a schema besides null (`type: [integer, 'null']` is an integer that may be null). */
+export const typeOf = (schema: Schema) => (Array.isArray(schema.type) ? schema.type.find((type) => type !== 'null') : schema.type);
+const admitsNull = (schema: Schema) => Array.isArray(schema.type) && schema.type.includes('null');
+
 // ---- Ajv with the server's formats: the judge of "valid" ----
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-(formats as unknown as (ajv: Ajv) => void)(ajv);
-addServerFormats(ajv);
+// The judge takes a value as given: no defaults are filled in, and the first error is enough.
+const ajv = createServerAjv({ allErrors: false, useDefaults: false, verbose: false });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** True when Ajv (with the server's formats) accepts `value` for `schema`. */
 export function accepts(schema: Schema, value: unknown): boolean {
   let validate = compiled.get(schema);
   if (!validate) {
-    // `nullable` is OpenAPI's; Ajv (strict: false) ignores it, so spell it out.
-    validate = ajv.compile(schema.nullable ? { anyOf: [{ type: 'null' }, { ...schema, nullable: undefined }] } : schema);
+    validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
   return validate(value) === true;
@@ -165,10 +166,10 @@ export const webUrl: fc.Arbitrary<string> = fc.oneof(
 
 function numericBounds(schema: Schema): { min: number; max: number } {
   const byFormat =
-    schema.format === 'int32' ? INT32 : schema.format === 'int16' ? INT16 : schema.type === 'integer' ? { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : { min: -1e12, max: 1e12 };
+    schema.format === 'int32' ? INT32 : schema.format === 'int16' ? INT16 : typeOf(schema) === 'integer' ? { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : { min: -1e12, max: 1e12 };
   let min = Math.max(byFormat.min, schema.minimum ?? -Infinity);
   let max = Math.min(byFormat.max, schema.maximum ?? Infinity);
-  const step = schema.type === 'integer' ? 1 : Number.EPSILON * 1024;
+  const step = typeOf(schema) === 'integer' ? 1 : Number.EPSILON * 1024;
   if (schema.exclusiveMinimum !== undefined) min = Math.max(min, schema.exclusiveMinimum + step);
   if (schema.exclusiveMaximum !== undefined) max = Math.min(max, schema.exclusiveMaximum - step);
   return { min, max };
@@ -218,7 +219,7 @@ export function validValue(schema: Schema, options: ValueOptions = {}): fc.Arbit
   let base = generated(schema, options);
   const real = options.path !== undefined ? options.real?.(options.path)?.filter((v) => accepts(schema, v)) : undefined;
   if (real && real.length > 0) base = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: base });
-  if (schema.nullable) base = fc.oneof({ weight: 5, arbitrary: base }, { weight: 1, arbitrary: fc.constant(null) });
+  if (admitsNull(schema)) base = fc.oneof({ weight: 5, arbitrary: base }, { weight: 1, arbitrary: fc.constant(null) });
   return base;
 }
 
@@ -226,7 +227,7 @@ function generated(schema: Schema, options: ValueOptions): fc.Arbitrary<unknown>
   if (schema.enum) return fc.constantFrom(...schema.enum);
   // A value that may take one of several forms (Meta: a map, or the map as JSV text).
   if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as Schema[]).map((form) => validValue(form, options)));
-  switch (schema.type) {
+  switch (typeOf(schema)) {
     case 'string':
       return stringValue(schema);
     case 'integer':
@@ -284,9 +285,9 @@ const badFormats: Record<string, string[]> = {
 /** A value that breaks at least one rule of `schema` (or, for loose schemas, an odd one). */
 export function invalidValue(schema: Schema): fc.Arbitrary<unknown> {
   const options: fc.Arbitrary<unknown>[] = [];
-  const type = typeof schema.type === 'string' ? schema.type : 'object';
+  const type = typeOf(schema) ?? 'object';
   options.push(otherTypes[type] ?? otherTypes.object);
-  if (!schema.nullable) options.push(fc.constant(null));
+  if (!admitsNull(schema)) options.push(fc.constant(null));
   if (schema.enum) {
     const names = schema.enum.map(String);
     options.push(fc.constantFrom('', 'Unknown', ...names.map((n) => n.toLowerCase()), ...names.map((n) => ` ${n}`), 0, 1));

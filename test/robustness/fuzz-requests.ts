@@ -10,6 +10,7 @@ import {
   junk,
   nastyText,
   nestedJson,
+  typeOf,
   validValue,
   type RealValues,
   type Schema,
@@ -286,8 +287,8 @@ function bodyMutations(op: OperationInfo): Mutation[] {
     return [(p) => fc.oneof(junk.map((value) => ({ ...p, kind: 'unexpected-body', body: { encoding: 'json' as const, value } })), fc.constantFrom(...MALFORMED_CSV).map((text) => ({ ...p, kind: 'unexpected-csv-body', body: { encoding: 'raw' as const, text, contentType: 'text/csv' } })))];
   }
   const places = schemaPaths(schema);
-  const numeric = places.filter((p) => p.schema.type === 'number' || p.schema.type === 'integer');
-  const objects = places.filter((p) => p.schema.type === 'object' || p.schema.properties);
+  const numeric = places.filter((p) => typeOf(p.schema) === 'number' || typeOf(p.schema) === 'integer');
+  const objects = places.filter((p) => typeOf(p.schema) === 'object' || p.schema.properties);
   const current = (p: Parts) => (p.body && p.body.encoding !== 'raw' ? p.body.value : {});
   const encoding = (p: Parts) => (p.body && p.body.encoding !== 'raw' ? p.body.encoding : 'json');
   return [
@@ -296,7 +297,7 @@ function bodyMutations(op: OperationInfo): Mutation[] {
     // A member the schema does not declare, at the root or in a nested object.
     (p) => fc.tuple(fc.constantFrom(...objects), extraKey, junk).map(([place, key, value]) => ({ ...p, kind: 'body-extra-member', body: { encoding: 'json' as const, value: setAt(current(p), [...place.path, key], value) } })),
     // Odd text in any string field.
-    (p) => fc.tuple(fc.constantFrom(...places.filter((x) => x.schema.type === 'string')), fc.oneof(nastyText, hugeString)).map(([place, value]) => ({ ...p, kind: `body-text ${place.path.join('.')}`, body: { encoding: encoding(p), value: setAt(current(p), place.path, value) } })),
+    (p) => fc.tuple(fc.constantFrom(...places.filter((x) => typeOf(x.schema) === 'string')), fc.oneof(nastyText, hugeString)).map(([place, value]) => ({ ...p, kind: `body-text ${place.path.join('.')}`, body: { encoding: encoding(p), value: setAt(current(p), place.path, value) } })),
     // Numbers JSON can spell but JavaScript cannot hold exactly (1e309, -0, 2^53+1).
     ...(numeric.length > 0
       ? [

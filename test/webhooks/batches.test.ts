@@ -2,6 +2,7 @@ import t from 'tap';
 import { webhookQueueRepository, type AttemptOutcome, type ClaimedDelivery } from '../../src/store/repositories/webhook-queue.js';
 import { countStatements } from '../../src/store/statements.js';
 import { recordEvent } from '../../src/store/repositories/webhook-messages.js';
+import type { WebhookEventOf } from '../../src/contract/types.js';
 import { buildTestApp } from '../helper.js';
 import { engine } from '../test-store.js';
 import { A, dataWithEndpoints } from './setup.js';
@@ -20,9 +21,14 @@ async function appWith(t: Parameters<typeof buildTestApp>[0], endpoints: string[
   return { api, queue: webhookQueueRepository(api.store) };
 }
 
+/** What DeleteTag answers for tag `id`: the data of its tag.deactivated event. */
+const deactivatedTag = (id: number): WebhookEventOf<'tag.deactivated'>['data'] => ({
+  Id: id, CompanyId: A, Name: `Tag ${id}`, Scope: 1, Color: '#2e86de', SortOrder: id, Active: false, CreatedDate: '2026-01-05T09:00:00.000Z',
+});
+
 /** Records `count` events (one per endpoint each) and claims them all for `owner`. */
 async function claimed(api: Awaited<ReturnType<typeof appWith>>['api'], owner: string, count: number): Promise<ClaimedDelivery[]> {
-  for (let i = 0; i < count; i++) await recordEvent(api.store, A, 'tag.deactivated', { Id: i });
+  for (let i = 0; i < count; i++) await recordEvent(api.store, A, 'tag.deactivated', deactivatedTag(i + 1));
   const now = new Date(Date.now() + 5000);
   return webhookQueueRepository(api.store).claim(owner, now.toISOString(), new Date(now.getTime() + 60_000).toISOString(), 1000);
 }
@@ -98,7 +104,7 @@ t.test(`a 410 in a batch disables its endpoint and ends its pending deliveries; 
 
 t.test(`claims of one owner in the same millisecond take different deliveries (${engine})`, async (t) => {
   const { api, queue } = await appWith(t, ['hooks']);
-  for (let i = 0; i < 6; i++) await recordEvent(api.store, A, 'tag.deactivated', { Id: i });
+  for (let i = 0; i < 6; i++) await recordEvent(api.store, A, 'tag.deactivated', deactivatedTag(i + 1));
   const now = new Date(Date.now() + 5000).toISOString();
   const lease = new Date(Date.now() + 65_000).toISOString();
   const first = await queue.claim('node-1', now, lease, 3);
@@ -111,7 +117,7 @@ t.test(`claims of one owner in the same millisecond take different deliveries ($
 
 t.test(`claims racing each other never take one delivery twice (${engine})`, async (t) => {
   const { api, queue } = await appWith(t, ['hooks']);
-  for (let i = 0; i < 8; i++) await recordEvent(api.store, A, 'tag.deactivated', { Id: i });
+  for (let i = 0; i < 8; i++) await recordEvent(api.store, A, 'tag.deactivated', deactivatedTag(i + 1));
   const now = new Date(Date.now() + 5000).toISOString();
   const lease = new Date(Date.now() + 65_000).toISOString();
   // Started together: on SQLite both read the same candidates before either leases them.

@@ -1,9 +1,10 @@
 import t from 'tap';
 import { contract, deref } from '../contract-operations.js';
-import { EVENT_TYPES } from './setup.js';
+import { EVENT_TYPES, WRITES } from './setup.js';
 
-// The event catalogue lives in the contract: the WebhookEventType enum, the operations'
-// `x-webhook-events`, and the Webhooks tag's table must agree.
+// The event catalogue lives in the contract: the operations' `x-webhook-events`, the
+// `webhooks` section and the WebhookEventType enum must agree, and setup.ts must have a
+// write for each event, by the operation that names it.
 
 const document = contract().document as any;
 const written = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
@@ -16,9 +17,15 @@ t.test('every event type of the catalogue is written by exactly one operation', 
   t.strictSame([...written].sort(), [...catalogue].sort(), 'x-webhook-events name each type once');
 });
 
-t.test('the Webhooks tag describes each event type', async (t) => {
-  const tag = document.tags.find((tag: { name: string }) => tag.name === 'Webhooks');
-  for (const type of EVENT_TYPES) t.match(tag.description, `| \`${type}\` |`, type);
+t.test('the webhooks section declares each event type, and setup.ts writes each with the operation that names it', async (t) => {
+  t.strictSame(Object.keys(document.webhooks).sort(), [...EVENT_TYPES].sort(), 'a webhook per event type of setup.ts');
+  for (const type of EVENT_TYPES) {
+    const [method, url] = WRITES[type];
+    const path = url.split('?')[0];
+    const op = [...contract().operations.values()].find((op) => op.method === method && new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+    const raw = op && document.paths[op.path][op.method.toLowerCase()];
+    t.ok(raw?.['x-webhook-events']?.includes(type), `${type}: ${method} ${url} is ${op?.operationId}, which names it`);
+  }
 });
 
 t.test('operations that write events act on a company (an event goes to its company’s endpoints)', async (t) => {

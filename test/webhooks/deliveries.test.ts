@@ -6,8 +6,9 @@ import { eventually, startReceiver, type Receiver } from './receiver.js';
 import { A, B, DELIVERY_CONFIG, EVENT_TYPES, WRITES, dataWithEndpoints, secretOfPath, type TestEndpoint } from './setup.js';
 
 // Webhook deliveries in one process (docs/decisions.md, "Events and deliveries"): a local receiver on 127.0.0.1
-// verifies every delivery with the Standard Webhooks reference library. The schedule is
-// shortened by WEBHOOK_RETRY_SCHEDULE.
+// verifies every delivery with the Standard Webhooks reference library, and checks its body
+// against the contract's `webhooks` section (receiver.ts). The schedule is shortened by
+// WEBHOOK_RETRY_SCHEDULE.
 
 const messagesOf = (endpoint: string, query = '') => `/webhook/endpoints/${endpoint}/messages?CompanyId=${A}${query}`;
 
@@ -45,6 +46,7 @@ t.test('each event is delivered, signed, to every endpoint of its company that s
     t.match(delivery.headers['webhook-id'], /^msg_[0-9a-f]{32}$/);
   }
   t.strictSame(all.map((d) => d.payload?.type).sort(), [...EVENT_TYPES].sort(), 'one delivery per event type');
+  t.strictSame(all.map((d) => d.conforms).sort(), [...EVENT_TYPES].sort(), "each body is its event's in the contract's webhooks section");
   for (const delivery of all) {
     const type = delivery.payload!.type as (typeof EVENT_TYPES)[number];
     t.strictSame(delivery.payload!.data, answers.get(type), `${type}: data is the operation's JSON answer`);

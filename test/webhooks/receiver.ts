@@ -1,12 +1,56 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ValidateFunction } from 'ajv';
 import { Webhook } from 'standardwebhooks';
+import { createServerAjv, type ServerAjv } from '../../src/contract/ajv.js';
+import { contract } from '../../src/contract/contract.js';
 
 /**
  * A webhook receiver on 127.0.0.1, as a customer's system would run one: every delivery is
  * verified with the Standard Webhooks reference library (`standardwebhooks` on npm) against
- * the secret of the endpoint it was sent to, and kept for the test to look at.
+ * the secret of the endpoint it was sent to, and kept for the test to look at. Every body is
+ * also checked against its event's schema in the contract's `webhooks` section: a body that
+ * does not match fails the test that started the receiver, whatever that test asserts.
  */
+
+/** The id the contract is registered under, for `$ref`s into it. */
+const CONTRACT_ID = 'contract';
+let ajv: ServerAjv | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** The validator of the body of the `webhooks` entry `type`; undefined when the contract has no such entry. */
+function bodyValidator(type: string): ValidateFunction | undefined {
+  const { document } = contract();
+  if (!Object.hasOwn(document.webhooks ?? {}, type)) return undefined;
+  let validate = validators.get(type);
+  if (!validate) {
+    if (!ajv) {
+      ajv = createServerAjv();
+      // The document as a whole is no JSON Schema, only its schemas are: Ajv's check of it is skipped.
+      ajv.addSchema({ ...document, $id: CONTRACT_ID }, undefined, undefined, false);
+    }
+    const path = ['webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema'];
+    const pointer = path.map((key) => encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+    validate = ajv.compile({ $ref: `${CONTRACT_ID}#/${pointer}` });
+    validators.set(type, validate);
+  }
+  return validate;
+}
+
+/** A delivery's body judged by the contract: its event type when its `webhooks` entry's schema takes it, else why not. */
+export function checkBody(body: string): { type: string; problem?: undefined } | { problem: string } {
+  let event: { type?: unknown };
+  try {
+    event = JSON.parse(body);
+  } catch {
+    return { problem: 'the body is not JSON' };
+  }
+  const type = event?.type;
+  const validate = typeof type === 'string' ? bodyValidator(type) : undefined;
+  if (!validate) return { problem: `the contract's webhooks section has no event ${JSON.stringify(type)}` };
+  // Parsed here for the check alone: the server's Ajv fills in defaults, and the test looks at the body as sent.
+  return validate(event) ? { type: type as string } : { problem: ajv!.errorsText(validate.errors) };
+}
 
 export interface Delivery {
   path: string;
@@ -16,6 +60,8 @@ export interface Delivery {
   payload?: { type: string; timestamp: string; data: Record<string, unknown> };
   /** why verification failed */
   refused?: string;
+  /** the event type whose schema in the contract's `webhooks` section the body matched */
+  conforms?: string;
   at: number;
 }
 
@@ -43,9 +89,12 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver that verifies with `secretOf(path)`; closed when the test ends. */
+/**
+ * Starts a receiver that verifies with `secretOf(path)`, and fails `t` on any body its
+ * event's schema refuses; closed when the test ends.
+ */
 export async function startReceiver(
-  t: { teardown(fn: () => unknown): void },
+  t: { teardown(fn: () => unknown): void; fail(message: string): unknown },
   secretOf: (path: string) => string,
 ): Promise<Receiver> {
   const deliveries: Delivery[] = [];
@@ -65,6 +114,9 @@ export async function startReceiver(
       } catch (err) {
         delivery.refused = (err as Error).message;
       }
+      const checked = checkBody(body);
+      if (checked.problem !== undefined) t.fail(`${delivery.path}: a body the contract's webhooks section does not declare: ${checked.problem}\n${body.slice(0, 2000)}`);
+      else delivery.conforms = checked.type;
       deliveries.push(delivery);
       for (const wake of waiting) wake();
       const answer = respond(delivery, deliveries.length);
