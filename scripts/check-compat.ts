@@ -1,19 +1,21 @@
-// `npm run check:compat [-- --released <file> --current <file>]`
+// `npm run check:compat [-- --released <file> --current <file>] [-- --accept-breaking]`
 // Compares the working contract (openapi/openapi.yaml) with the last released one
-// (openapi/released/openapi.yaml) and classifies each difference as breaking or not for
-// clients generated from the released contract: openapi-diff reads operations, statuses,
-// headers and JSON bodies; check-compat/ walks both contracts for what it does not read
-// (parameters, enum values, format, pattern, nullable) and judges every body change by the
-// rule of docs/decisions.md, "Contract compatibility". Breaking changes fail (exit 1) unless the
-// working contract's major version is above the released one's; the other differences are
-// listed and pass. docs/contract.md, "Releasing".
+// (openapi/released/openapi.yaml), both as OpenAPI 3.0 (toOpenApi30's copies: openapi-diff reads
+// no 3.1), and classifies each difference as breaking or not for clients generated from the
+// released contract and for webhook receivers: openapi-diff reads operations, statuses, headers
+// and JSON bodies; check-compat/ walks both for what it does not read (parameters, enum values,
+// format, pattern, nullable, the webhooks) by the rule of docs/decisions.md, "Contract
+// compatibility". The gate judges the wire: a breaking change fails (exit 1) whatever
+// info.version says, unless accepted (--accept-breaking) with a new major version; the other
+// differences are listed and pass. docs/contract.md, "Releasing".
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import OpenApiDiff from 'openapi-diff';
 import { parse } from 'yaml';
-import { compareDocuments, type Document, type Finding } from './check-compat/documents.js';
+import { toOpenApi30 } from '../src/contract/openapi-3.0.js';
+import { compareDocuments, withoutUnions, type Document, type Finding } from './check-compat/documents.js';
 import { compareSchemas, type Schema } from './check-compat/schemas.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -39,6 +41,8 @@ export interface CompatReport {
   nonBreaking: Change[];
   /** Differences openapi-diff does not classify (`x-` extensions): listed for a reviewer. */
   unclassified: Change[];
+  /** The breaking changes were accepted (`--accept-breaking`) for a new major version. */
+  acceptBreaking: boolean;
   /** Why the check fails; undefined when it passes. */
   failure?: string;
 }
@@ -57,32 +61,49 @@ function compareVersions(a: number[], b: number[]): number {
   return 0;
 }
 
-export async function checkCompat(paths: { released?: string; current?: string } = {}): Promise<CompatReport> {
+/**
+ * Compares the two contracts. `acceptBreaking` lets breaking changes pass, for a deliberate
+ * breaking release: only with the major version raised (`npm test` never passes it).
+ */
+export async function checkCompat(
+  paths: { released?: string; current?: string } = {},
+  { acceptBreaking = false }: { acceptBreaking?: boolean } = {},
+): Promise<CompatReport> {
   const releasedPath = paths.released ?? defaultPaths.released;
   const currentPath = paths.current ?? defaultPaths.current;
   const [releasedText, currentText] = await Promise.all([readFile(releasedPath, 'utf8'), readFile(currentPath, 'utf8')]);
   const [releasedDocument, currentDocument] = [parse(releasedText) as Document | null, parse(currentText) as Document | null];
   const released = versionOf(releasedDocument, releasedPath);
   const current = versionOf(currentDocument, currentPath);
+  const [releasedCopy, currentCopy] = [toOpenApi30(releasedDocument!), toOpenApi30(currentDocument!)];
 
   const outcome = await OpenApiDiff.diffSpecs({
-    sourceSpec: { content: releasedText, location: releasedPath, format: 'openapi3' },
-    destinationSpec: { content: currentText, location: currentPath, format: 'openapi3' },
+    sourceSpec: { content: JSON.stringify(withoutUnions(releasedCopy)), location: releasedPath, format: 'openapi3' },
+    destinationSpec: { content: JSON.stringify(withoutUnions(currentCopy)), location: currentPath, format: 'openapi3' },
   });
   const report: CompatReport = {
     released: { path: releasedPath, version: released.version },
     current: { path: currentPath, version: current.version },
     breaking: outcome.breakingDifferencesFound ? outcome.breakingDifferences.map(describe) : [],
     nonBreaking: outcome.nonBreakingDifferences.map(describe),
-    unclassified: outcome.unclassifiedDifferences.map(describe),
+    // The webhooks are the walk's to judge: openapi-diff sees an extension (`x-webhooks`).
+    unclassified: outcome.unclassifiedDifferences.map(describe).filter((change) => !/^x-webhooks(\.|$)/.test(change.where)),
+    acceptBreaking,
   };
-  merge(report, compareDocuments(releasedDocument!, currentDocument!));
+  merge(report, compareDocuments(releasedCopy, currentCopy));
+  const count = `${report.breaking.length} breaking change(s)`;
+  const major = `${released.parts[0] + 1}.0.0`;
   if (compareVersions(current.parts, released.parts) < 0) {
     report.failure = `the working contract's version ${current.version} is below the released ${released.version}`;
+  } else if (report.breaking.length > 0 && !acceptBreaking) {
+    report.failure =
+      `${count}: the gate judges the wire, whatever info.version says (it is ${current.version}). ` +
+      `A deliberate breaking release raises info.version to ${major}, records the changes in CHANGELOG.md ` +
+      'and runs `npm run check:compat -- --accept-breaking`';
   } else if (report.breaking.length > 0 && current.parts[0] <= released.parts[0]) {
     report.failure =
-      `${report.breaking.length} breaking change(s) need a new major version: ` +
-      `raise info.version to ${released.parts[0] + 1}.0.0 (it is ${current.version}) and record the changes in CHANGELOG.md`;
+      `${count} accepted with --accept-breaking need a new major version: ` +
+      `raise info.version to ${major} (it is ${current.version}) and record the changes in CHANGELOG.md`;
   }
   return report;
 }
@@ -174,18 +195,25 @@ export function formatReport(report: CompatReport): string {
     report.failure
       ? `FAILED: ${report.failure}.`
       : report.breaking.length > 0
-        ? `OK: the breaking changes come with a new major version (${report.released.version} → ${report.current.version}).`
-        : 'OK: clients generated from the released contract keep working.',
+        ? 'OK: the breaking changes are accepted (--accept-breaking) with a new major version ' +
+          `(${report.released.version} → ${report.current.version}).`
+        : "OK: clients generated from the released contract, and the webhooks' receivers, keep working.",
   );
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { released: { type: 'string' }, current: { type: 'string' } }, strict: true });
-  const report = await checkCompat({
-    released: values.released ? resolve(values.released) : undefined,
-    current: values.current ? resolve(values.current) : undefined,
+  const { values } = parseArgs({
+    options: { released: { type: 'string' }, current: { type: 'string' }, 'accept-breaking': { type: 'boolean' } },
+    strict: true,
   });
+  const report = await checkCompat(
+    {
+      released: values.released ? resolve(values.released) : undefined,
+      current: values.current ? resolve(values.current) : undefined,
+    },
+    { acceptBreaking: values['accept-breaking'] === true },
+  );
   if (report.failure) {
     console.error(formatReport(report));
     process.exitCode = 1;

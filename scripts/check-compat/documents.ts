@@ -1,9 +1,12 @@
-// The differences openapi-diff does not read, found by walking both contracts: parameters (it
-// compares none), enum values, and the keywords its schema comparison ignores (format,
-// pattern, nullable). Every operation the two contracts share is compared: its parameters,
-// its JSON request body and the JSON body of each status both declare, each judged as
-// compareSchemas judges its side. Operations and statuses removed are openapi-diff's to report.
-import { compareSchemas, type Deref, type Direction, type Schema } from './schemas.js';
+// The differences openapi-diff does not read, found by walking both contracts (as OpenAPI 3.0,
+// toOpenApi30's copies): parameters (it compares none), enum values, the keywords its schema
+// comparison ignores (format, pattern, nullable) and the webhooks (`x-webhooks` in the copies).
+// Every operation the two contracts share is compared: its parameters, its JSON request body and
+// the JSON body of each status both declare, each judged as compareSchemas judges its side.
+// Operations and statuses removed are openapi-diff's to report. A webhook is the other way
+// round: the server sends its body and headers, which are judged as answers, and reads the
+// receiver's answer; an event or a status of its removed is reported here.
+import { compareSchemas, folded, type Deref, type Direction, type Schema } from './schemas.js';
 
 export type Document = { paths?: Record<string, unknown>; [key: string]: unknown };
 
@@ -60,6 +63,47 @@ export function compareDocuments(released: Document, current: Document): Finding
   };
   const add = (where: string, code: string, text: string, breaking: boolean) => findings.push({ code, where, text, breaking });
 
+  /** One operation both contracts have: served (a path's) or sent (a webhook's). */
+  function operation(at: string, items: [PathItem, PathItem], before: Operation, after: Operation, sent: boolean): void {
+    // Parameters compare as the properties of one object per place (path, query, header,
+    // cookie), so a parameter removed, added or newly required reads as a field would.
+    const [paramsBefore, paramsAfter] = [parameters(deref.before, items[0], before), parameters(deref.after, items[1], after)];
+    for (const place of new Set([...paramsBefore.keys(), ...paramsAfter.keys()])) {
+      const none = { type: 'object', properties: {} };
+      const [placeBefore, placeAfter] = [paramsBefore.get(place) ?? none, paramsAfter.get(place) ?? none];
+      const [part, direction] = sent ? ['webhook.parameter', 'response' as const] : ['request.parameter', 'request' as const];
+      compare(`${at}, ${place} parameters`, part, direction, placeBefore, placeAfter);
+    }
+
+    const bodyBefore = deref.before(before.requestBody) as Body | undefined;
+    const bodyAfter = deref.after(after.requestBody) as Body | undefined;
+    const [schemaBefore, schemaAfter] = [jsonSchema(bodyBefore), jsonSchema(bodyAfter)];
+    const [request, part] = sent ? [`${at}, body`, 'webhook.body'] : [`${at}, request body`, 'request.body'];
+    if (schemaBefore && !schemaAfter) add(request, `${part}.remove`, 'the body removed', true);
+    else if (!schemaBefore && schemaAfter) {
+      const required = !sent && !!bodyAfter?.required;
+      add(request, `${part}.add`, `the body added${required ? ', required' : ''}`, required);
+    } else if (schemaBefore && schemaAfter) {
+      if (!sent && !bodyBefore?.required && bodyAfter?.required) add(request, `${part}.required`, 'the body now required', true);
+      if (sent && bodyBefore?.required && !bodyAfter?.required) add(request, `${part}.optional`, 'the body no longer always sent', true);
+      compare(request, part, sent ? 'response' : 'request', schemaBefore, schemaAfter);
+    }
+
+    for (const [status, rawResponse] of Object.entries(before.responses ?? {})) {
+      if (!after.responses || !(status in after.responses)) {
+        if (sent) add(`${at}, response ${status}`, 'webhook.response.remove', `the answer ${status} no longer read`, true);
+        continue;
+      }
+      const where = `${at}, response ${status} body`;
+      const code = sent ? 'webhook.response' : 'response.body';
+      const responseBefore = jsonSchema(deref.before(rawResponse) as Body);
+      const responseAfter = jsonSchema(deref.after(after.responses[status]) as Body);
+      if (responseBefore && !responseAfter) add(where, `${code}.remove`, 'the body removed', !sent);
+      else if (!responseBefore && responseAfter) add(where, `${code}.add`, 'the body added', sent);
+      else if (responseBefore && responseAfter) compare(where, code, sent ? 'request' : 'response', responseBefore, responseAfter);
+    }
+  }
+
   const currentPaths = new Map(
     Object.entries(current.paths ?? {}).map(([path, item]) => [normalized(path), deref.after(item) as PathItem]),
   );
@@ -68,42 +112,60 @@ export function compareDocuments(released: Document, current: Document): Finding
     if (!itemAfter) continue;
     for (const method of methods) {
       const [before, after] = [itemBefore[method] as Operation | undefined, itemAfter[method] as Operation | undefined];
-      if (!before || !after) continue;
-      const at = `${method.toUpperCase()} ${path}`;
+      if (before && after) operation(`${method.toUpperCase()} ${path}`, [itemBefore, itemAfter], before, after, false);
+    }
+  }
 
-      // Parameters compare as the properties of one object per place (path, query, header,
-      // cookie), so a parameter removed, added or newly required reads as a field would.
-      const [paramsBefore, paramsAfter] = [parameters(deref.before, itemBefore, before), parameters(deref.after, itemAfter, after)];
-      for (const place of new Set([...paramsBefore.keys(), ...paramsAfter.keys()])) {
-        const none = { type: 'object', properties: {} };
-        const [placeBefore, placeAfter] = [paramsBefore.get(place) ?? none, paramsAfter.get(place) ?? none];
-        compare(`${at}, ${place} parameters`, 'request.parameter', 'request', placeBefore, placeAfter);
-      }
-
-      const bodyBefore = deref.before(before.requestBody) as Body | undefined;
-      const bodyAfter = deref.after(after.requestBody) as Body | undefined;
-      const [schemaBefore, schemaAfter] = [jsonSchema(bodyBefore), jsonSchema(bodyAfter)];
-      const request = `${at}, request body`;
-      if (schemaBefore && !schemaAfter) add(request, 'request.body.remove', 'the body removed', true);
-      else if (!schemaBefore && schemaAfter) {
-        add(request, 'request.body.add', `the body added${bodyAfter?.required ? ', required' : ''}`, !!bodyAfter?.required);
-      } else if (schemaBefore && schemaAfter) {
-        if (!bodyBefore?.required && bodyAfter?.required) add(request, 'request.body.required', 'the body now required', true);
-        compare(request, 'request.body', 'request', schemaBefore, schemaAfter);
-      }
-
-      for (const [status, rawResponse] of Object.entries(before.responses ?? {})) {
-        if (!after.responses || !(status in after.responses)) continue;
-        const where = `${at}, response ${status} body`;
-        const responseBefore = jsonSchema(deref.before(rawResponse) as Body);
-        const responseAfter = jsonSchema(deref.after(after.responses[status]) as Body);
-        if (responseBefore && !responseAfter) add(where, 'response.body.remove', 'the body removed', true);
-        else if (!responseBefore && responseAfter) add(where, 'response.body.add', 'the body added', false);
-        else if (responseBefore && responseAfter) compare(where, 'response.body', 'response', responseBefore, responseAfter);
+  // The webhooks: an event removed breaks its receivers, one added reaches none that did not subscribe to it.
+  const [hooksBefore, hooksAfter] = [webhooks(released), webhooks(current)];
+  for (const event of new Set([...Object.keys(hooksBefore), ...Object.keys(hooksAfter)])) {
+    const where = `webhook ${event}`;
+    if (!(event in hooksAfter)) add(where, 'webhook.remove', 'the event removed', true);
+    else if (!(event in hooksBefore)) add(where, 'webhook.add', 'the event added', false);
+    else {
+      const [itemBefore, itemAfter] = [deref.before(hooksBefore[event]) as PathItem, deref.after(hooksAfter[event]) as PathItem];
+      for (const method of methods) {
+        const [before, after] = [itemBefore[method] as Operation | undefined, itemAfter[method] as Operation | undefined];
+        const at = method === 'post' ? where : `${where} (${method.toUpperCase()})`;
+        if (before && !after) add(at, 'webhook.remove', `the ${method.toUpperCase()} removed`, true);
+        else if (!before && after) add(at, 'webhook.add', `the ${method.toUpperCase()} added`, false);
+        else if (before && after) operation(at, [itemBefore, itemAfter], before, after, true);
       }
     }
   }
   return findings;
+}
+
+/** The webhooks of a 3.0 copy, where 3.1's `webhooks` section is `x-webhooks`. */
+function webhooks(document: Document): Record<string, unknown> {
+  return (document['x-webhooks'] ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * A copy of `document` with each `oneOf` and `anyOf` read as the union of its schemas, for
+ * openapi-diff: its schema comparison takes exponential time over alternatives that are large
+ * objects (the events of WebhookEvent). compareSchemas judges such a change (`union`).
+ */
+export function withoutUnions(document: Document): Document {
+  const copy = structuredClone(document);
+  const deref = localRefs(copy);
+  const visit = (node: unknown, names: boolean): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, false);
+      return;
+    }
+    const schema = node as Schema;
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      if (names || !Array.isArray(schema[key])) continue;
+      const union = folded(schema, key, deref);
+      for (const name of Object.keys(schema)) delete schema[name];
+      Object.assign(schema, union);
+    }
+    for (const [key, value] of Object.entries(schema)) visit(value, !names && key === 'properties');
+  };
+  visit(copy, false);
+  return copy;
 }
 
 /** The operation's parameters with its path's, as one object schema per place. */

@@ -2,7 +2,8 @@
 // schema is on (docs/decisions.md, "Contract compatibility"). A request schema says what the
 // server accepts: narrowing it refuses what clients send. A response schema says what clients
 // receive: widening it hands them values they were not built for. A field or an enum value
-// removed breaks either side, since generated clients lose the name.
+// removed breaks either side, since generated clients lose the name. The schemas are OpenAPI
+// 3.0's (toOpenApi30's copies of the contracts): `nullable`, one `type`, no `const`.
 
 export type Direction = 'request' | 'response';
 
@@ -19,8 +20,13 @@ export type Schema = {
   [keyword: string]: unknown;
 };
 
-/** `remove`, `add`, `required`, `optional` name a property; the others the values a schema allows. */
-export type Kind = 'remove' | 'add' | 'required' | 'optional' | 'enum.remove' | 'enum.add' | 'enum.rename' | 'narrow' | 'widen' | 'change';
+/**
+ * `remove`, `add`, `required`, `optional` name a property; `oneOf.remove`, `oneOf.add` an
+ * alternative of a discriminated union; the others the values a schema allows.
+ */
+export type Kind =
+  | 'remove' | 'add' | 'required' | 'optional' | 'enum.remove' | 'enum.add' | 'enum.rename'
+  | 'oneOf.remove' | 'oneOf.add' | 'narrow' | 'widen' | 'change';
 
 export interface SchemaChange {
   kind: Kind;
@@ -48,6 +54,53 @@ const annotations = new Set([
 /** A format that allows every value of the one it replaces. */
 const widerFormat: Record<string, string> = { int32: 'int64', float: 'double' };
 
+/**
+ * One schema that allows every value any of `alternatives` allows: what they all declare (the
+ * properties all of them have, their common type), with enum values pooled and each bound at its
+ * loosest. A `oneOf` or `anyOf` read as this schema is judged field by field like any other.
+ */
+export function union(alternatives: unknown[], deref: Deref, depth = 0): Schema {
+  const all = alternatives.map((alternative) => deref(alternative) ?? {});
+  if (all.length === 0 || depth > 16) return {};
+  if (all.every((schema) => json(schema) === json(all[0]))) return all[0];
+  const every = (test: (schema: Schema) => unknown) => all.every(test);
+  const agreed = (key: string) => (every((schema) => json(schema[key]) === json(all[0][key])) ? all[0][key] : undefined);
+  const merged: Schema = {};
+  for (const key of ['type', 'format', ...constraints]) if (agreed(key) !== undefined) merged[key] = agreed(key);
+  if (every((schema) => schema.type === 'integer' || schema.type === 'number')) merged.type = (agreed('type') as string) ?? 'number';
+  if (all.some((schema) => schema.nullable)) merged.nullable = true;
+  if (every((schema) => schema.enum)) merged.enum = [...new Map(all.flatMap((schema) => schema.enum!).map((v) => [json(v), v])).values()];
+  if (agreed('enum') !== undefined && agreed('x-enum-varnames') !== undefined) {
+    merged['x-enum-varnames'] = agreed('x-enum-varnames') as string[];
+  }
+  for (const [keys, loosest] of [[upperBounds, Math.max], [lowerBounds, Math.min]] as const) {
+    for (const key of keys.filter((key) => every((schema) => typeof schema[key] === 'number'))) {
+      merged[key] = loosest(...all.map((schema) => schema[key] as number));
+    }
+  }
+  for (const key of flags) if (every((schema) => schema[key] === true)) merged[key] = true;
+  const required = all.reduce((names, schema) => names.filter((name) => schema.required?.includes(name)), all[0].required ?? []);
+  if (required.length) merged.required = required;
+  // Only the properties every alternative declares; any other may hold any value.
+  const names = Object.keys(all[0].properties ?? {}).filter((name) => every((schema) => schema.properties && name in schema.properties));
+  if (names.length) {
+    const properties = names.map((name) => [name, union(all.map((schema) => schema.properties![name]), deref, depth + 1)]);
+    merged.properties = Object.fromEntries(properties);
+  }
+  const shared = json([...names].sort());
+  if (every((schema) => json(Object.keys(schema.properties ?? {}).sort()) === shared) && agreed('additionalProperties') !== undefined) {
+    merged.additionalProperties = agreed('additionalProperties') as boolean | Schema;
+  }
+  if (every((schema) => schema.items)) merged.items = union(all.map((schema) => schema.items), deref, depth + 1);
+  return merged;
+}
+
+/** `schema` with its `oneOf` or `anyOf` read as their union, beside its own keywords. */
+export function folded(schema: Schema, key: 'oneOf' | 'anyOf', deref: Deref): Schema {
+  const { [key]: alternatives, ...rest } = schema;
+  return { ...rest, ...union(alternatives as unknown[], deref) };
+}
+
 function typeOf(schema: Schema): string {
   return [schema.type ?? 'any', schema.format].filter(Boolean).join(' ');
 }
@@ -71,7 +124,7 @@ export function compareSchemas(
   const changes: SchemaChange[] = [];
   const breaks: Record<Kind, boolean> = {
     remove: true, 'enum.remove': true, 'enum.rename': true, change: true, 'enum.add': false,
-    add: false, required: direction === 'request', optional: direction === 'response',
+    'oneOf.remove': true, 'oneOf.add': false, add: false, required: direction === 'request', optional: direction === 'response',
     narrow: direction === 'request', widen: direction === 'response',
   };
   const note = (kind: Kind, text: string, breaking = breaks[kind]) => changes.push({ kind, text, breaking });
@@ -79,10 +132,21 @@ export function compareSchemas(
   const seen = new Set<Schema>();
 
   function walk(rawBefore: unknown, rawAfter: unknown, at: string): void {
-    const [b, a] = [deref.before(rawBefore), deref.after(rawAfter)];
-    if (!b || !a || typeof b !== 'object' || typeof a !== 'object' || seen.has(b)) return;
-    seen.add(b);
+    const [original, rawA] = [deref.before(rawBefore), deref.after(rawAfter)];
+    if (!original || !rawA || typeof original !== 'object' || typeof rawA !== 'object' || seen.has(original)) return;
+    seen.add(original);
+    let [b, a] = [original, rawA];
     const name = at || 'the body';
+    // A schema that became (or stopped being) one of several is compared with their union;
+    // the alternatives restrict the values (or stopped restricting them).
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const count = (schema: Schema) => (schema[key] as unknown[] | undefined)?.length ?? 0;
+      const [countBefore, countAfter] = [count(b), count(a)];
+      if ((countBefore === 0) === (countAfter === 0)) continue;
+      if (countAfter) a = folded(a, key, deref.after);
+      else b = folded(b, key, deref.before);
+      note(countAfter ? 'narrow' : 'widen', `${name}: ${key} of ${countBefore} → ${countAfter} schemas`);
+    }
     if (typeOf(b) !== typeOf(a)) {
       note(typeAllows(a, b) ? 'widen' : typeAllows(b, a) ? 'narrow' : 'change', `${name}: ${typeOf(b)} → ${typeOf(a)}`);
     }
@@ -111,6 +175,10 @@ export function compareSchemas(
     if (b.items || a.items) walk(b.items ?? {}, a.items ?? {}, `${name}[]`);
     for (const key of combinators) {
       const [listBefore, listAfter] = [(b[key] ?? []) as unknown[], (a[key] ?? []) as unknown[]];
+      if (key !== 'allOf' && b.discriminator && a.discriminator) {
+        alternatives(key, listBefore, listAfter, at);
+        continue;
+      }
       for (let i = 0; i < Math.min(listBefore.length, listAfter.length); i++) walk(listBefore[i], listAfter[i], at);
       if (listBefore.length === listAfter.length) continue;
       // More alternatives allow more values; more schemas that must all hold allow fewer.
@@ -122,7 +190,23 @@ export function compareSchemas(
         if (json(b[key]) !== json(a[key])) note('change', `${name}: ${key} changed`);
       }
     }
-    seen.delete(b);
+    seen.delete(original);
+  }
+
+  /**
+   * The alternatives of a discriminated union, paired by the schema each names: each is one kind
+   * of value, told apart by the discriminator as an enum's values are, so one removed breaks
+   * and one added is listed for review, as an enum value is (WebhookEvent's events).
+   */
+  function alternatives(key: string, listBefore: unknown[], listAfter: unknown[], at: string): void {
+    const named = (list: unknown[]) => new Map(list.map((s, i) => [(s as Schema).$ref ?? `#${i}`, s] as [string, unknown]));
+    const [before, after] = [named(listBefore), named(listAfter)];
+    const shown = (ref: string) => ref.split('/').pop();
+    for (const [ref, schema] of before) {
+      if (after.has(ref)) walk(schema, after.get(ref), at);
+      else note('oneOf.remove', `${at || 'the body'}: ${key} alternative ${shown(ref)} removed`);
+    }
+    for (const ref of after.keys()) if (!before.has(ref)) note('oneOf.add', `${at || 'the body'}: ${key} alternative ${shown(ref)} added`);
   }
 
   function bound(key: string, before: unknown, after: unknown, name: string, wider: (after: number, before: number) => boolean) {

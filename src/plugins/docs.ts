@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { contract } from '../contract/contract.js';
+import { toOpenApi30 } from '../contract/openapi-3.0.js';
 
 const require = createRequire(import.meta.url);
 // The package's folder, from its package.json: loading its index would run the whole Swagger
@@ -45,14 +46,24 @@ function docsPagePolicy(policy: string): string {
     .join(';');
 }
 
+let openApi30Json: string | undefined;
+
+/** The contract as OpenAPI 3.0.3 (contract/openapi-3.0.ts), worked out once per process. */
+function openApi30(): string {
+  openApi30Json ??= JSON.stringify(toOpenApi30(contract().document));
+  return openApi30Json;
+}
+
 /**
- * The contract as JSON and YAML, Swagger UI served from the installed package (no
- * outside requests).
+ * The contract as JSON and YAML, its OpenAPI 3.0.3 copy as JSON, and Swagger UI served from
+ * the installed package (no outside requests).
  */
 export async function docsPlugin(app: FastifyInstance) {
   const { document, yamlText } = contract();
   const json = JSON.stringify(document);
+  const json30 = openApi30();
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(json));
+  app.get('/openapi-3.0.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(json30));
   app.get('/openapi.yaml', async (_request, reply) =>
     reply.type('application/yaml; charset=utf-8').send(yamlText),
   );

@@ -1,6 +1,8 @@
 // `npm run check:compat` (docs/contract.md, "Releasing"): a change that breaks clients generated from the
-// released contract fails the check unless the major version was raised; other changes pass.
-// Each case compares two temporary copies of the working contract, one of them changed.
+// released contract, or webhook receivers, fails the check whatever info.version says; it passes
+// only when accepted (--accept-breaking) with the major version raised. Other changes pass. Each
+// case compares two temporary copies of the working contract (OpenAPI 3.1), one of them changed;
+// the released contract (3.0) is compared with the working one as it is.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { parse, stringify } from 'yaml';
 import { checkCompat, formatReport } from '../../scripts/check-compat.js';
 import { compareDocuments, localRefs } from '../../scripts/check-compat/documents.js';
 import { compareSchemas, type Direction } from '../../scripts/check-compat/schemas.js';
+import { toOpenApi30 } from '../../src/contract/openapi-3.0.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const contractText = readFileSync(join(root, 'openapi/openapi.yaml'), 'utf8');
@@ -19,6 +22,7 @@ type Json = Record<string, any>;
 type Contract = {
   info: { version: string };
   paths: Record<string, Json>;
+  webhooks: Record<string, Json>;
   components: { schemas: Record<string, Json>; parameters: Record<string, Json> };
 };
 
@@ -26,9 +30,10 @@ const dir = mkdtempSync(join(tmpdir(), 'check-compat-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 let written = 0;
 
-/** Keeps `paths` and the components they refer to. */
+/** Keeps `paths` (`/…`) and webhooks (event types) and the components they refer to. */
 function keepOnly(contract: Contract, paths: string[]): void {
   for (const path of Object.keys(contract.paths)) if (!paths.includes(path)) delete contract.paths[path];
+  for (const event of Object.keys(contract.webhooks)) if (!paths.includes(event)) delete contract.webhooks[event];
   const used = new Set<string>();
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
@@ -40,6 +45,7 @@ function keepOnly(contract: Contract, paths: string[]): void {
     for (const value of Object.values(node)) visit(value);
   };
   visit(contract.paths);
+  visit(contract.webhooks);
   for (const [section, entries] of Object.entries(contract.components as Record<string, Json>)) {
     if (section === 'securitySchemes') continue;
     for (const name of Object.keys(entries)) if (!used.has(`#/components/${section}/${name}`)) delete entries[name];
@@ -48,7 +54,8 @@ function keepOnly(contract: Contract, paths: string[]): void {
 
 /**
  * A copy of the contract at `version`, changed by `change`; its path. With `paths`, the copy
- * keeps only those paths and what they use (openapi-diff takes seconds over the whole contract).
+ * keeps only those paths and webhooks and what they use (openapi-diff takes seconds over the
+ * whole contract).
  */
 function contractFile(version: string, change: (contract: Contract) => void = () => {}, paths?: string[]): string {
   const contract = parse(contractText) as Contract;
@@ -72,18 +79,38 @@ const addTagNote = (contract: Contract) => {
 const tagPaths = ['/tags/{Id}'];
 const released = contractFile('1.4.2', undefined, tagPaths);
 
-function compatCommand(current: string) {
+function compatCommand(current: string, ...options: string[]) {
   return spawnSync(
     process.execPath,
-    [join(root, 'scripts/run-ts.mjs'), join(root, 'scripts/check-compat.ts'), '--released', released, '--current', current],
+    [join(root, 'scripts/run-ts.mjs'), join(root, 'scripts/check-compat.ts'), '--released', released, '--current', current, ...options],
     { cwd: root, encoding: 'utf8', timeout: 60000 },
   );
 }
 
+t.test('the released contract (OpenAPI 3.0) and the working one (3.1): no breaking change, and it passes', async (t) => {
+  const report = await checkCompat();
+  t.equal(report.failure, undefined, formatReport(report));
+  t.strictSame(report.breaking, [], 'the wire did not change');
+  t.strictSame(report.unclassified, [], 'the webhooks are judged, not left for review');
+  const working = parse(contractText) as Contract;
+  for (const event of Object.keys(working.webhooks)) {
+    t.ok(report.nonBreaking.some((c) => c.code === 'webhook.add' && c.where === `webhook ${event}`), `${event}: an event added`);
+  }
+  const payload = report.nonBreaking.find((c) => c.where === 'GET /webhook/endpoints/{Id}/messages, response 200 body');
+  t.match(payload?.what, ['Results[].Payload: oneOf of 0 → 8 schemas'], "a message's Payload is one of the typed events");
+  t.match(formatReport(report), /OK: clients generated from the released contract, and the webhooks' receivers, keep working\.$/);
+
+  const run = spawnSync(process.execPath, [join(root, 'scripts/run-ts.mjs'), join(root, 'scripts/check-compat.ts')], {
+    cwd: root, encoding: 'utf8', timeout: 60000,
+  });
+  t.equal(run.status, 0, run.stderr);
+  t.match(run.stdout, /^Compared openapi\/openapi\.yaml \(version [^)]+\) with the released openapi\/released\/openapi\.yaml/);
+});
+
 t.test('a response property removed within the same major version fails, listing the change', async (t) => {
   const current = contractFile('1.5.0', removeTagColor, tagPaths);
   const report = await checkCompat({ released, current });
-  t.match(report.failure, /breaking change.*2\.0\.0/);
+  t.match(report.failure, /breaking change.*the gate judges the wire.*2\.0\.0.*--accept-breaking/);
   t.ok(report.breaking.length > 0, 'breaking changes are listed');
   const tags = report.breaking.find((change) => change.where === 'DELETE /tags/{Id}, response 200 body');
   t.ok(tags, 'the operation answering a tag is named');
@@ -97,16 +124,31 @@ t.test('a response property removed within the same major version fails, listing
   t.match(run.stderr, /FAILED: .*breaking/);
 });
 
-t.test('the same change with the major version raised passes, still listing it', async (t) => {
+t.test('the same change under a new major version still fails: the gate judges the wire', async (t) => {
   const current = contractFile('2.0.0', removeTagColor, tagPaths);
   const report = await checkCompat({ released, current });
-  t.equal(report.failure, undefined);
+  t.match(report.failure, /1 breaking change\(s\): the gate judges the wire, whatever info\.version says \(it is 2\.0\.0\)/);
   t.ok(report.breaking.some((change) => change.what.includes('Color removed')));
-  t.match(formatReport(report), /OK: the breaking changes come with a new major version \(1\.4\.2 → 2\.0\.0\)/);
-
   const run = compatCommand(current);
+  t.equal(run.status, 1, 'the script exits with 1 without --accept-breaking');
+  t.match(run.stderr, /FAILED: .*--accept-breaking/);
+});
+
+t.test('accepted with --accept-breaking, it passes under a new major version only', async (t) => {
+  const raised = contractFile('2.0.0', removeTagColor, tagPaths);
+  const report = await checkCompat({ released, current: raised }, { acceptBreaking: true });
+  t.equal(report.failure, undefined);
+  t.ok(report.breaking.some((change) => change.what.includes('Color removed')), 'still listed as breaking');
+  t.match(formatReport(report), /OK: the breaking changes are accepted \(--accept-breaking\) with a new major version \(1\.4\.2 → 2\.0\.0\)/);
+  const run = compatCommand(raised, '--accept-breaking');
   t.equal(run.status, 0, run.stderr);
   t.match(run.stdout, 'Breaking changes');
+
+  const same = await checkCompat({ released, current: contractFile('1.5.0', removeTagColor, tagPaths) }, { acceptBreaking: true });
+  t.match(same.failure, /accepted with --accept-breaking need a new major version: raise info\.version to 2\.0\.0 \(it is 1\.5\.0\)/);
+
+  const fine = await checkCompat({ released, current: contractFile('1.5.0', addTagNote, tagPaths) }, { acceptBreaking: true });
+  t.equal(fine.failure, undefined, 'with nothing breaking, the flag changes nothing');
 });
 
 t.test('an added optional response property is not breaking and passes', async (t) => {
@@ -127,13 +169,16 @@ t.test('a version that is not major.minor.patch is refused', async (t) => {
   await t.rejects(checkCompat({ released, current: contractFile('1.5') }), /info\.version "1\.5" is not a semantic version/);
 });
 
-// Each kind of change that breaks a client (docs/decisions.md, "Contract compatibility"): it fails within the same major version
-// and passes, still listed as breaking, with the major version raised. `text` is one entry of
-// the change's `what`, when the kind has one. Each compares copies holding only `paths`.
+// Each kind of change that breaks a client or a webhook receiver (docs/decisions.md, "Contract
+// compatibility"): it fails within the same major version and passes, still listed as breaking,
+// when accepted with the major version raised. `text` is one entry of the change's `what`, when
+// the kind has one. Each compares copies holding only `paths` (paths and webhooks).
 const schemas = (contract: Contract) => contract.components.schemas;
 const templates = (contract: Contract) => schemas(contract).CreateMessageTemplate;
 const deleteResource = (contract: Contract) => contract.paths['/resource/{Id}'].delete;
 const attempts = 'GET /webhook/endpoints/{Id}/messages, response 200 body';
+const tagEvent = (contract: Contract) => schemas(contract).TagDeactivatedEvent;
+const tagDelivery = (contract: Contract) => contract.webhooks['tag.deactivated'].post;
 const breakingCases: { kind: string; paths: string[]; change: (contract: Contract) => void; where: string; text?: string }[] = [
   {
     kind: 'an operation removed',
@@ -203,7 +248,7 @@ const breakingCases: { kind: string; paths: string[]; change: (contract: Contrac
   {
     kind: 'a request field no longer nullable',
     paths: ['/messages/templates'],
-    change: (contract) => delete templates(contract).properties.Services.nullable,
+    change: (contract) => (templates(contract).properties.Services.type = 'array'),
     where: 'POST /messages/templates, request body',
     text: 'Services: nullable → not nullable',
   },
@@ -231,7 +276,7 @@ const breakingCases: { kind: string; paths: string[]; change: (contract: Contrac
   {
     kind: 'a response field made nullable',
     paths: ['/webhook/endpoints/{Id}/messages'],
-    change: (contract) => (schemas(contract).WebhookMessage.properties.NextAttempt.nullable = true),
+    change: (contract) => (schemas(contract).WebhookMessage.properties.NextAttempt.type = ['string', 'null']),
     where: attempts,
     text: 'Results[].NextAttempt: not nullable → nullable',
   },
@@ -318,6 +363,64 @@ const breakingCases: { kind: string; paths: string[]; change: (contract: Contrac
     where: 'DELETE /tags/{Id}, query parameters',
     text: 'format: enum value "csv" removed',
   },
+  {
+    kind: "an event's own field removed (timestamp)",
+    paths: ['tag.deactivated'],
+    change: (contract) => {
+      delete tagEvent(contract).properties.timestamp;
+      tagEvent(contract).required = tagEvent(contract).required.filter((name: string) => name !== 'timestamp');
+    },
+    where: 'webhook tag.deactivated, body',
+    text: 'timestamp removed',
+  },
+  {
+    kind: "a field of an event's data removed",
+    paths: ['rebatecode.transaction.created'],
+    change: (contract) => delete schemas(contract).RebateCodeTransactionQueryResponse.properties.Amount,
+    where: 'webhook rebatecode.transaction.created, body',
+    text: 'data.RebateCodeTransactionItem.Amount removed',
+  },
+  {
+    kind: "a field of an event's data made nullable",
+    paths: ['tag.deactivated'],
+    change: (contract) => (schemas(contract).TagResponse.properties.Name.type = ['string', 'null']),
+    where: 'webhook tag.deactivated, body',
+    text: 'data.Name: not nullable → nullable',
+  },
+  {
+    kind: "a field of an event's data removed, in a message's Payload",
+    paths: ['/webhook/endpoints/{Id}/messages'],
+    change: removeTagColor,
+    where: attempts,
+    text: 'Results[].Payload.data.Color removed',
+  },
+  {
+    kind: "an event removed from WebhookEvent, a message's Payload",
+    paths: ['/webhook/endpoints/{Id}/messages'],
+    change: (contract) => {
+      const events = schemas(contract).WebhookEvent;
+      events.oneOf = events.oneOf.filter((event: Json) => !event.$ref.endsWith('/TagDeactivatedEvent'));
+      delete events.discriminator.mapping['tag.deactivated'];
+    },
+    where: attempts,
+    text: 'Results[].Payload: oneOf alternative TagDeactivatedEvent removed',
+  },
+  {
+    kind: 'an event type removed',
+    paths: ['tag.deactivated', 'resource.deleted'],
+    change: (contract) => delete contract.webhooks['resource.deleted'],
+    where: 'webhook resource.deleted',
+    text: 'the event removed',
+  },
+  {
+    kind: "a webhook's header removed",
+    paths: ['tag.deactivated'],
+    change: (contract) => {
+      tagDelivery(contract).parameters = tagDelivery(contract).parameters.filter((p: Json) => !p.$ref.endsWith('/WebhookSignature'));
+    },
+    where: 'webhook tag.deactivated, header parameters',
+    text: 'webhook-signature removed',
+  },
 ];
 
 for (const { kind, paths, change, where, text } of breakingCases) {
@@ -332,9 +435,9 @@ for (const { kind, paths, change, where, text } of breakingCases) {
     const alsoFine = same.nonBreaking.some((c) => c.where === where && text !== undefined && c.what.includes(text));
     t.notOk(alsoFine, 'not also listed as non-breaking');
 
-    const raised = await checkCompat({ released: releasedHere, current: contractFile('2.0.0', change, paths) });
-    t.equal(raised.failure, undefined, 'passes with the major version raised');
-    t.ok(listed(raised), 'still listed as breaking');
+    const accepted = await checkCompat({ released: releasedHere, current: contractFile('2.0.0', change, paths) }, { acceptBreaking: true });
+    t.equal(accepted.failure, undefined, 'passes when accepted with the major version raised');
+    t.ok(listed(accepted), 'still listed as breaking');
   });
 }
 
@@ -384,6 +487,34 @@ const nonBreakingCases: { kind: string; paths: string[]; change: (contract: Cont
     change: (contract) => schemas(contract).WebhookAttempt.properties.Status.enum.push('Timeout'),
     where: attempts,
     text: 'Results[].Attempts[].Status: enum value "Timeout" added',
+  },
+  {
+    kind: 'an event type added',
+    paths: ['tag.deactivated', 'tag.created'],
+    change: (contract) => (contract.webhooks['tag.created'] = structuredClone(contract.webhooks['tag.deactivated'])),
+    where: 'webhook tag.created',
+    text: 'the event added',
+  },
+  {
+    kind: "an event added to WebhookEvent, a message's Payload",
+    paths: ['/webhook/endpoints/{Id}/messages'],
+    change: (contract) => {
+      const created = structuredClone(tagEvent(contract));
+      created.properties.type.const = 'tag.created';
+      schemas(contract).TagCreatedEvent = created;
+      schemas(contract).WebhookEvent.oneOf.push({ $ref: '#/components/schemas/TagCreatedEvent' });
+      schemas(contract).WebhookEvent.discriminator.mapping['tag.created'] = '#/components/schemas/TagCreatedEvent';
+      schemas(contract).WebhookEventType.enum.push('tag.created');
+    },
+    where: attempts,
+    text: 'Results[].Payload: oneOf alternative TagCreatedEvent added',
+  },
+  {
+    kind: 'an optional field added to an event',
+    paths: ['tag.deactivated'],
+    change: (contract) => (tagEvent(contract).properties.Note = { type: 'string' }),
+    where: 'webhook tag.deactivated, body',
+    text: 'Note added',
   },
 ];
 
@@ -442,6 +573,31 @@ t.test('the schema rules, side by side', async (t) => {
   t.strictSame(judge('request', { type: 'object', patternProperties: {} }, { type: 'object', patternProperties: { '^a': int32 } }), [
     'breaking: the body: patternProperties changed',
   ], 'a keyword the rules do not read counts as breaking');
+
+  // A schema that becomes one of several is compared with their union: enum values pooled,
+  // the properties all of them declare, each bound at its loosest.
+  const typed = (types: string[], data: object) => ({
+    type: 'object', required: ['type', 'data'], properties: { type: { type: 'string', enum: types }, data },
+  });
+  const event = typed(['a', 'b'], { type: 'object' });
+  const [a1, b1] = [typed(['a'], { type: 'object', properties: { A: int32 } }), typed(['b'], { type: 'object', properties: { B: int32 } })];
+  const events = { oneOf: [a1, b1] };
+  t.strictSame(judge('response', event, events), ['fine: the body: oneOf of 0 → 2 schemas'], 'typed alternatives narrow an answer');
+  t.strictSame(judge('request', event, events), ['breaking: the body: oneOf of 0 → 2 schemas'], 'and a request');
+  t.strictSame(judge('response', events, event), ['breaking: the body: oneOf of 2 → 0 schemas']);
+  t.strictSame(judge('response', event, { oneOf: [typed(['a'], { type: 'object' })] }), [
+    'fine: the body: oneOf of 0 → 1 schemas',
+    'breaking: type: enum value "b" removed',
+  ], 'a value no alternative has is removed');
+  t.strictSame(judge('response', { ...event, properties: { ...event.properties, At: { type: 'string' } } }, events), [
+    'fine: the body: oneOf of 0 → 2 schemas',
+    'breaking: At removed',
+  ], 'a field that not every alternative has is removed');
+  const nullable = { oneOf: [typed(['a'], { type: 'object' }), { ...typed(['b'], { type: 'object' }), nullable: true }] };
+  t.strictSame(judge('response', event, nullable), [
+    'fine: the body: oneOf of 0 → 2 schemas',
+    'breaking: the body: not nullable → nullable',
+  ], 'a value one alternative allows is allowed');
 });
 
 t.test('references are followed inside the contract only', async (t) => {
@@ -451,5 +607,6 @@ t.test('references are followed inside the contract only', async (t) => {
   t.equal(deref({ $ref: '#/components/parameters/Format' }), contract.components.parameters.Format);
   t.throws(() => deref({ $ref: 'other.yaml#/components/schemas/X' }), /only references inside the contract/);
   t.throws(() => deref({ $ref: '#/components/schemas/Missing' }), /names nothing/);
-  t.strictSame(compareDocuments(contract, parse(contractText) as Contract), [], 'the contract has no differences from itself');
+  const copy = toOpenApi30(contract);
+  t.strictSame(compareDocuments(copy, toOpenApi30(parse(contractText) as Contract)), [], 'the contract has no differences from itself');
 });

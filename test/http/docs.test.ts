@@ -1,5 +1,7 @@
 import t from 'tap';
 import { parse } from 'yaml';
+import { contract } from '../../src/contract/contract.js';
+import { toOpenApi30 } from '../../src/contract/openapi-3.0.js';
 import { buildTestApp } from '../helper.js';
 
 // The contract and its documentation are served (docs/contract.md).
@@ -10,8 +12,23 @@ t.test('GET /openapi.json serves the contract as JSON', async (t) => {
   t.equal(res.statusCode, 200);
   t.match(res.headers['content-type'], /^application\/json/);
   const document = res.json();
-  t.equal(document.openapi, '3.0.3');
+  t.equal(document.openapi, '3.1.0');
   t.equal(Object.keys(document.paths).length, 14, "the API's thirteen operations and one extension");
+});
+
+t.test('GET /openapi-3.0.json serves the contract as OpenAPI 3.0.3, for generators that do not read 3.1', async (t) => {
+  const api = await buildTestApp(t);
+  const res = await api.inject({ method: 'GET', url: '/openapi-3.0.json' });
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^application\/json/);
+  const same = await api.inject({ method: 'GET', url: '/openapi.json' });
+  t.strictSame(Object.keys(res.headers).sort(), Object.keys(same.headers).sort(), 'the headers of /openapi.json');
+  t.equal(res.headers['cache-control'], same.headers['cache-control']);
+  const document = res.json();
+  t.equal(document.openapi, '3.0.3');
+  t.strictSame(document, toOpenApi30(contract().document));
+  t.notOk('webhooks' in document, "3.0 has no webhooks section: they are under x-webhooks");
+  t.strictSame(Object.keys(document['x-webhooks']), Object.keys(same.json().webhooks));
 });
 
 t.test('GET /openapi.yaml serves the contract file as written', async (t) => {
