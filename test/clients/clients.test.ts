@@ -5,6 +5,17 @@
 // (test/clients/*.calls.ts, every operation of the contract with typed reads of the
 // answers); then each call file runs against a server on 127.0.0.1 loaded with the demo data,
 // and every answer must be a 200 the contract allows, with the data the call asked for.
+//
+// The contract is OpenAPI 3.1. A generator reads it as it is where its pinned version reads 3.1
+// as well as 3.0, and otherwise the contract's OpenAPI 3.0.3 copy (src/contract/openapi-3.0.ts)
+// written to the temporary directory (docs/contract.md says the same):
+// - @hey-api/openapi-ts reads 3.1: `type: [X, 'null']` is `X | null`, `const` a literal, and
+//   it types the `webhooks` too (a ...WebhookPayload type per event), which 3.0 cannot carry.
+// - orval 7 reads the 3.0 copy: on 3.1 it makes a nullable enum a bare union without the
+//   x-enum-varnames constants (no `ResourceCategory.Object`), and it lacks the fix for a
+//   `$ref` beside `null` (orval-labs/orval#2875); newer orval needs Node 22.18.
+// - swagger-typescript-api reads the 3.0 copy: on 3.1 it drops `null` from a nullable enum
+//   (RebateCodeTransactionQueryResponse.RebateCodeTypeId) and the schemas' examples.
 
 import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -15,6 +26,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import ts from 'typescript';
+import { contract as contractFile } from '../../src/contract/contract.js';
+import { toOpenApi30 } from '../../src/contract/openapi-3.0.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
 import { contract } from '../contract-operations.js';
 import { EXAMPLES } from '../examples.js';
@@ -24,11 +37,46 @@ import type { Answer, Target } from './target.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = fileURLToPath(new URL('./', import.meta.url));
 
-/** Each generator's command line as its documentation gives it, writing into `out`. */
-const GENERATORS: Record<string, (out: string) => [string, string[]]> = {
-  'hey-api': (out) => ['openapi-ts', ['-i', './openapi/openapi.yaml', '-o', out]],
-  orval: (out) => ['orval', ['--input', 'openapi/openapi.yaml', '--output', join(out, 'api.ts')]],
-  'swagger-typescript-api': (out) => ['swagger-typescript-api', ['generate', '-p', 'openapi/openapi.yaml', '-o', out]],
+interface Generator {
+  /** The document it reads: the contract (3.1), or its 3.0.3 copy (see above why). */
+  reads: '3.1' | '3.0';
+  /** Its command line as its documentation gives it, reading `input`, writing into `out`. */
+  command: (input: string, out: string) => [string, string[]];
+  /**
+   * Typed assignments of `null` to nullable fields (a schema's property, a query
+   * parameter) of what it generated: they compile only while its types admit null.
+   */
+  nullable: string;
+}
+
+const GENERATORS: Record<string, Generator> = {
+  'hey-api': {
+    reads: '3.1',
+    command: (input, out) => ['openapi-ts', ['-i', input, '-o', out]],
+    nullable: `import type { BookingPrintoutQueryData, RebateCodeTransactionQueryResponse, ResourceQueryResponse } from './hey-api/index.js';
+export const reminder: ResourceQueryResponse['SendEmailReminder'] = null;
+export const type: RebateCodeTransactionQueryResponse['RebateCodeTypeId'] = null;
+export const skip: NonNullable<BookingPrintoutQueryData['query']>['Skip'] = null;
+`,
+  },
+  orval: {
+    reads: '3.0',
+    command: (input, out) => ['orval', ['--input', input, '--output', join(out, 'api.ts')]],
+    nullable: `import type { BookingPrintoutQueryParams, RebateCodeTransactionQueryResponse, ResourceQueryResponse } from './orval/api.js';
+export const reminder: ResourceQueryResponse['SendEmailReminder'] = null;
+export const type: RebateCodeTransactionQueryResponse['RebateCodeTypeId'] = null;
+export const skip: BookingPrintoutQueryParams['Skip'] = null;
+`,
+  },
+  'swagger-typescript-api': {
+    reads: '3.0',
+    command: (input, out) => ['swagger-typescript-api', ['generate', '-p', input, '-o', out]],
+    nullable: `import type { Api, RebateCodeTransactionQueryResponse, ResourceQueryResponse } from './swagger-typescript-api/Api.js';
+export const reminder: ResourceQueryResponse['SendEmailReminder'] = null;
+export const type: RebateCodeTransactionQueryResponse['RebateCodeTypeId'] = null;
+export const skip: NonNullable<Parameters<Api<unknown>['reports']['bookingPrintoutQuery']>[0]>['Skip'] = null;
+`,
+  },
 };
 const NAMES = Object.keys(GENERATORS);
 
@@ -47,10 +95,15 @@ for (const file of await readdir(here)) {
 }
 await copyFile(join(here, '..', 'examples.ts'), join(dir, 'examples.ts'));
 
+for (const name of NAMES) await writeFile(join(dir, `${name}.nullable.ts`), GENERATORS[name].nullable);
+
+const INPUTS = { '3.1': './openapi/openapi.yaml', '3.0': join(dir, 'openapi-3.0.json') };
+await writeFile(INPUTS['3.0'], JSON.stringify(toOpenApi30(contractFile().document), null, 2));
+
 const run = promisify(execFile);
 const generated = await Promise.allSettled(
   NAMES.map(async (name) => {
-    const [bin, args] = GENERATORS[name](join(dir, name));
+    const [bin, args] = GENERATORS[name].command(INPUTS[GENERATORS[name].reads], join(dir, name));
     return run(join(root, 'node_modules', '.bin', bin), args, { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
   }),
 );
@@ -67,16 +120,23 @@ t.test('the generated clients and every call compile under tsc --strict', async 
     dir,
   );
   t.strictSame(errors, [], 'the compiler options are valid');
-  const program = ts.createProgram({ rootNames: NAMES.map((name) => join(dir, `${name}.calls.ts`)), options });
+  const rootNames = NAMES.flatMap((name) => [join(dir, `${name}.calls.ts`), join(dir, `${name}.nullable.ts`)]);
+  const program = ts.createProgram({ rootNames, options });
   const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (!d.file || d.start === undefined) return `TS${d.code}: ${message}`;
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
     return `${d.file.fileName.replace(dir, '')}(${line + 1},${character + 1}) TS${d.code}: ${message}`;
   });
-  t.strictSame(diagnostics, [], 'no diagnostics');
+  const inNullable = (d: string) => /^\/[\w-]+\.nullable\.ts\(/.test(d);
+  t.strictSame(diagnostics.filter((d) => !inNullable(d)), [], 'no diagnostics');
   const compiled = program.getSourceFiles().map((f) => f.fileName.replace(`${dir}/`, ''));
-  for (const name of NAMES) t.ok(compiled.some((f) => f.startsWith(`${name}/`)), `${name}'s generated code is compiled`);
+  for (const name of NAMES) {
+    t.ok(compiled.some((f) => f.startsWith(`${name}/`)), `${name}'s generated code is compiled`);
+    // A generator that drops `| null` (as orval 8.0 did for 3.0's `nullable: true`,
+    // orval-labs/orval#2755 and #2795) fails here rather than type a null as absent.
+    t.strictSame(diagnostics.filter((d) => d.startsWith(`/${name}.nullable.ts(`)), [], `${name} (from the ${GENERATORS[name].reads} document) types nullable fields as admitting null`);
+  }
 });
 
 t.test('generators keep the contract\'s names (no renamed duplicates such as CreateArticleRebateCode2)', async (t) => {

@@ -1,5 +1,6 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import t from 'tap';
+import { contract } from '../../src/contract/contract.js';
 import { COMPANY_A } from '../fixtures.js';
 import { queryData } from '../fixtures/queries.js';
 import { READ, buildTestApp, token } from '../helper.js';
@@ -8,7 +9,7 @@ import { CHROMIUM, needs } from '../needs.js';
 // Swagger UI at /docs works wherever the server runs (docs/contract.md). A real
 // browser opens the page of a server on a random port of 127.0.0.1, by that address and by a
 // host name, authorizes with a bearer token and runs an operation with "Try it out" and
-// "Execute".
+// "Execute"; the page also lists the contract's webhooks, each event under its name.
 
 /** A name (RFC 2606 reserves .test) that the browser resolves to 127.0.0.1, as a LAN host name would resolve elsewhere. */
 const HOST_NAME = 'booking.test';
@@ -87,6 +88,15 @@ for (const host of ['127.0.0.1', HOST_NAME]) {
     await page.goto(`${origin}/docs`, { waitUntil: 'networkidle0' });
     t.same(failed, [], 'the page loads everything it needs');
     if (!(await page.$(OPERATION))) return t.fail('Swagger UI shows the operation');
+
+    // Swagger UI 5 shows an OpenAPI 3.1 document's `webhooks` in a block of their own,
+    // headed "Webhooks", with the event type (the webhook's name) as each one's path.
+    const webhooks = await page.$eval('.webhooks', (block) => ({
+      heading: block.querySelector('h2')?.textContent?.trim() ?? '',
+      names: [...block.querySelectorAll('.opblock-summary-path')].map((path) => path.textContent?.trim() ?? ''),
+    })).catch(() => undefined);
+    t.equal(webhooks?.heading, 'Webhooks', 'the page has a Webhooks section');
+    t.same(webhooks?.names, Object.keys(contract().document.webhooks as object), 'it lists every event of the contract by its name');
     await page.click(`${OPERATION} .opblock-summary-control`);
     await page.waitForSelector(`${OPERATION} .try-out__btn`);
     await page.click(`${OPERATION} .try-out__btn`);
