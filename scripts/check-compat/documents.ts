@@ -5,7 +5,8 @@
 // the JSON body of each status both declare, each judged as compareSchemas judges its side.
 // Operations and statuses removed are openapi-diff's to report. A webhook is the other way
 // round: the server sends its body and headers, which are judged as answers, and reads the
-// receiver's answer; an event or a status of its removed is reported here.
+// receiver's answer; an event or a status of its removed is reported here. An event's body is
+// also kept and listed as a message's Payload, so a field newly required in it breaks.
 import { compareSchemas, folded, type Deref, type Direction, type Schema } from './schemas.js';
 
 export type Document = { paths?: Record<string, unknown>; [key: string]: unknown };
@@ -86,7 +87,7 @@ export function compareDocuments(released: Document, current: Document): Finding
     } else if (schemaBefore && schemaAfter) {
       if (!sent && !bodyBefore?.required && bodyAfter?.required) add(request, `${part}.required`, 'the body now required', true);
       if (sent && bodyBefore?.required && !bodyAfter?.required) add(request, `${part}.optional`, 'the body no longer always sent', true);
-      compare(request, part, sent ? 'response' : 'request', schemaBefore, schemaAfter);
+      compare(request, part, sent ? 'stored' : 'request', schemaBefore, schemaAfter);
     }
 
     for (const [status, rawResponse] of Object.entries(before.responses ?? {})) {

@@ -5,7 +5,12 @@
 // removed breaks either side, since generated clients lose the name. The schemas are OpenAPI
 // 3.0's (toOpenApi30's copies of the contracts): `nullable`, one `type`, no `const`.
 
-export type Direction = 'request' | 'response';
+/**
+ * Which side reads the schema: a request the server reads, a response a client reads, or a
+ * response that is also stored and answered again later (a webhook event, listed as a
+ * message's Payload), which a field newly required breaks: events recorded before lack it.
+ */
+export type Direction = 'request' | 'response' | 'stored';
 
 export type Schema = {
   type?: string;
@@ -124,8 +129,8 @@ export function compareSchemas(
   const changes: SchemaChange[] = [];
   const breaks: Record<Kind, boolean> = {
     remove: true, 'enum.remove': true, 'enum.rename': true, change: true, 'enum.add': false,
-    'oneOf.remove': true, 'oneOf.add': false, add: false, required: direction === 'request', optional: direction === 'response',
-    narrow: direction === 'request', widen: direction === 'response',
+    'oneOf.remove': true, 'oneOf.add': false, add: false, required: direction !== 'response', optional: direction !== 'request',
+    narrow: direction === 'request', widen: direction !== 'request',
   };
   const note = (kind: Kind, text: string, breaking = breaks[kind]) => changes.push({ kind, text, breaking });
   // The schemas being walked, so a recursive schema ends instead of looping.
@@ -247,7 +252,7 @@ export function compareSchemas(
       if (key in propsBefore && !(key in propsAfter)) note('remove', `${path} removed`);
       else if (!(key in propsBefore) && key in propsAfter) {
         const required = requiredAfter.has(key);
-        note('add', `${path} added${required ? ', required' : ''}`, required && direction === 'request');
+        note('add', `${path} added${required ? ', required' : ''}`, required && direction !== 'response');
       } else {
         if (!requiredBefore.has(key) && requiredAfter.has(key)) note('required', `${path} now required`);
         if (requiredBefore.has(key) && !requiredAfter.has(key)) note('optional', `${path} no longer required`);

@@ -73,7 +73,12 @@ function content(node: Node): void {
   });
 }
 
+/** Keywords of JSON Schema 2020-12 that OpenAPI 3.0 has no words for: a copy would drop their meaning. */
+const untranslatable = ['prefixItems', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'dependentSchemas', 'dependentRequired', 'contains', '$defs', 'unevaluatedProperties', 'unevaluatedItems'];
+
 function schema(node: Node): void {
+  const unknown = untranslatable.find((keyword) => keyword in node);
+  if (unknown !== undefined || node.type === 'null') throw new Error(`${unknown ?? "type 'null'"}: OpenAPI 3.0 cannot say it`);
   if (Array.isArray(node.type)) {
     const types = node.type.filter((type: unknown) => type !== 'null');
     if (types.length !== 1) throw new Error(`type ${JSON.stringify(node.type)}: OpenAPI 3.0 has one type per schema`);

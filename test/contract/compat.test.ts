@@ -381,6 +381,16 @@ const breakingCases: { kind: string; paths: string[]; change: (contract: Contrac
     text: 'data.RebateCodeTransactionItem.Amount removed',
   },
   {
+    kind: "a field of an event's data newly required (the events recorded before lack it)",
+    paths: ['tag.deactivated'],
+    change: (contract) => {
+      schemas(contract).TagResponse.properties.Note = { type: 'string' };
+      schemas(contract).TagResponse.required.push('Note');
+    },
+    where: 'webhook tag.deactivated, body',
+    text: 'data.Note added, required',
+  },
+  {
     kind: "a field of an event's data made nullable",
     paths: ['tag.deactivated'],
     change: (contract) => (schemas(contract).TagResponse.properties.Name.type = ['string', 'null']),

@@ -241,6 +241,11 @@ t.test('each rule, in every place a schema sits, as OpenAPI 3.0.3 says it', asyn
   t.strictSame(disagreements(rules).found, [], 'the same values valid');
   t.equal(rules.openapi, '3.1.0', 'the document itself is left as it was');
   t.throws(() => toOpenApi30({ components: { schemas: { X: { type: ['string', 'integer'] } } } }), /one type per schema/);
+  for (const keyword of ['prefixItems', 'if', 'patternProperties', 'unevaluatedProperties', '$defs']) {
+    const document = { components: { schemas: { X: { type: 'object', properties: { Y: { type: 'array', [keyword]: {} } } } } } };
+    t.throws(() => toOpenApi30(document), { message: `${keyword}: OpenAPI 3.0 cannot say it` }, `${keyword} is refused, not dropped`);
+  }
+  t.throws(() => toOpenApi30({ components: { schemas: { X: { type: 'null' } } } }), /type 'null': OpenAPI 3.0 cannot say it/);
 });
 
 t.test('the contract as OpenAPI 3.0.3 uses no keyword 3.0 does not read', async (t) => {

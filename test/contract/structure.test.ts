@@ -31,6 +31,20 @@ t.test('the contract is OpenAPI 3.1, its schemas JSON Schema 2020-12 with no key
   }
 });
 
+t.test('beside a $ref, only annotations: every validator, the 3.0 copy and the compatibility gate read the reference alone', async (t) => {
+  const annotations = new Set(['$ref', 'description', 'summary', 'examples', 'deprecated']);
+  const beside: string[] = [];
+  const visit = (node: unknown, where: string): void => {
+    if (Array.isArray(node)) node.forEach((item, i) => visit(item, `${where}[${i}]`));
+    else if (node !== null && typeof node === 'object') {
+      if ('$ref' in node) beside.push(...Object.keys(node).filter((key) => !annotations.has(key)).map((key) => `${where}.${key}`));
+      for (const [key, value] of Object.entries(node)) visit(value, `${where}.${key}`);
+    }
+  };
+  visit(contract, '#');
+  t.strictSame(beside, [], 'a constraint beside a $ref belongs in an allOf');
+});
+
 t.test('exactly the thirteen operations of the original, with their methods and paths, and extensions marked as such', async (t) => {
   const expected = Object.entries(OPERATIONS).map(([id, o]) => `${id} ${o.method.toUpperCase()} ${o.path}`);
   const original = ops.filter((o) => o.op['x-extension'] !== true);
