@@ -27,6 +27,19 @@ export interface Config {
   AUTH_COMPANY_CLAIM: string;
   MCP_TOKEN_LIMIT: number;
   MCP_WINDOW_DAYS: number;
+  /** how assistants sign in at /mcp: the node's own authorization server (oauth), or bearer tokens alone */
+  MCP_AUTH: 'oauth' | 'bearer';
+  /** the node's canonical origin (docs/mcp.md, "Connecting an assistant"); unset, OAuth serves loopback hosts only */
+  PUBLIC_URL?: string;
+  /** the key of what the authorization server keeps secret in the store (its signing and cookie keys) */
+  OAUTH_SECRET?: string;
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: number;
+  OAUTH_KEY_ROTATION_DAYS: number;
+  OAUTH_GRANT_MAX_DAYS: number;
+  OAUTH_REGISTRATION_RATE_LIMIT_MAX: number;
+  OAUTH_SIGN_IN_RATE_LIMIT_MAX: number;
+  /** tests only: a client ID metadata document may be fetched from 127.0.0.1 (refused under NODE_ENV=production) */
+  OAUTH_CIMD_ALLOW_LOOPBACK: boolean;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'json' | 'pretty';
   DEMO_DATA: boolean;
@@ -80,6 +93,16 @@ const schema = {
     AUTH_COMPANY_CLAIM: { type: 'string', minLength: 1, default: 'company_id' },
     MCP_TOKEN_LIMIT: { type: 'integer', minimum: 0, maximum: 2147483647, default: 1000000 },
     MCP_WINDOW_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 30 },
+    // The MCP server's authorization (docs/decisions.md, "Assistants sign in with OAuth").
+    MCP_AUTH: { type: 'string', enum: ['oauth', 'bearer'], default: 'oauth' },
+    PUBLIC_URL: { type: 'string', pattern: '^https?://[^/\\s?#]+$' },
+    OAUTH_SECRET: { type: 'string', minLength: 16 },
+    OAUTH_ACCESS_TOKEN_TTL_SECONDS: { type: 'integer', minimum: 60, maximum: 86400, default: 3600 },
+    OAUTH_KEY_ROTATION_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 90 },
+    OAUTH_GRANT_MAX_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 90 },
+    OAUTH_REGISTRATION_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
+    OAUTH_SIGN_IN_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 10 },
+    OAUTH_CIMD_ALLOW_LOOPBACK: { type: 'boolean', default: false },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -158,6 +181,9 @@ export function loadConfig(
   // Fewer would refuse an ordinary pool of clients' keep-alive connections, not a storm.
   if (config.MAX_CONNECTIONS > 0 && config.MAX_CONNECTIONS < MIN_CONNECTION_CAP) {
     throw new ConfigError(`Invalid configuration: MAX_CONNECTIONS must be 0 (no cap) or at least ${MIN_CONNECTION_CAP}`);
+  }
+  if (config.OAUTH_CIMD_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK is for tests: it lets a client ID metadata document point at this machine, which production refuses');
   }
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);

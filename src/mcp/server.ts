@@ -1,7 +1,7 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../contract/coercion.js';
 import { ApiError, errorText, toApiError, Unexpected } from '../contract/errors.js';
-import { SUPERADMIN, type Caller } from '../domain/caller.js';
+import { SUPERADMIN, scopeAdmits, type Caller } from '../domain/caller.js';
 import type { Call, Execute } from '../executor/execute.js';
 import { ReplayedRefusal } from '../executor/idempotency.js';
 import type { Log } from '../handlers/types.js';
@@ -56,7 +56,8 @@ export interface ToolCalls {
   log: Log;
 }
 
-const mayCall = (tool: McpTool, caller: Caller) => tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role));
+const mayCall = (tool: McpTool, caller: Caller) =>
+  (tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role))) && scopeAdmits(caller, tool.facts.scope);
 
 /** `CompanyId` among the arguments, in any case of its name (ServiceStack's binding matches names so). */
 function namedCompany(args: Record<string, unknown>): unknown {

@@ -1,0 +1,202 @@
+import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import t, { type Test as Tap } from 'tap';
+import { mintSignInToken } from '../../src/auth/sign-in.js';
+import { buildDemoData, DEMO_COMPANY_A as COMPANY_A } from '../../src/store/demo-data.js';
+import { buildTestApp, type TestApp } from '../helper.js';
+import { READ, TEST_SECRET, WRITE } from '../requests.js';
+
+// An assistant signs in with OAuth (docs/decisions.md, "Assistants sign in with OAuth"): the
+// MCP SDK's client, with its OAuth provider, goes from a bare 401 to a listed and called tool
+// against a node with defaults and no PUBLIC_URL, by dynamic registration; a program stands in
+// for the browser, pasting a sign-in token into the page and allowing on the consent page.
+
+/** The SDK client's OAuth state, kept in memory, as a desktop assistant keeps it. */
+class MemoryProvider implements OAuthClientProvider {
+  client?: Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0];
+  saved?: Parameters<OAuthClientProvider['saveTokens']>[0];
+  verifier = '';
+  authorizationUrl?: URL;
+  constructor(readonly redirectUrl: string, readonly scope?: string) {}
+  get clientMetadata() {
+    return { client_name: 'Test Assistant', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...(this.scope ? { scope: this.scope } : {}) };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: NonNullable<MemoryProvider['client']>) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: NonNullable<MemoryProvider['saved']>) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  discovery?: Parameters<NonNullable<OAuthClientProvider['saveDiscoveryState']>>[0];
+  saveDiscoveryState(state: NonNullable<MemoryProvider['discovery']>) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+/** A browser without JavaScript: follows redirects by hand, keeps cookies, posts forms. */
+class Browser {
+  cookies = new Map<string, string>();
+  async go(url: string, init: RequestInit = {}): Promise<Response> {
+    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as object), cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...value] = pair.split('=');
+      this.cookies.set(name.trim(), value.join('='));
+    }
+    return response;
+  }
+  /** Follows redirects from `url` until a page or a redirect off `origin`. */
+  async follow(url: string, origin: string, init?: RequestInit): Promise<{ url: string; response: Response }> {
+    let response = await this.go(url, init);
+    while (response.status >= 300 && response.status < 400) {
+      url = new URL(response.headers.get('location')!, url).href;
+      if (new URL(url).origin !== origin) return { url, response };
+      response = await this.go(url);
+    }
+    return { url, response };
+  }
+}
+
+const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+const action = (html: string) => /<form method="post" action="([^"]*)"/.exec(html)?.[1];
+const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
+
+async function listening(t: Parameters<typeof buildTestApp>[0]): Promise<{ api: TestApp; origin: string }> {
+  const api = await buildTestApp(t, { data: buildDemoData() });
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  return { api, origin: `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}` };
+}
+
+/** The person's part: the sign-in page with `token`, then the consent page's `decision`; answers the redirect to the client. */
+async function signIn(t: Tap, origin: string, authorizationUrl: URL, token: string, decision = 'allow') {
+  const browser = new Browser();
+  let { url, response } = await browser.follow(authorizationUrl.href, origin);
+  let html = await response.text();
+  t.match(html, /Sign-in token/, 'the sign-in page');
+  t.match(response.headers.get('content-security-policy'), /frame-ancestors 'none'/);
+  ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, token })));
+  html = await response.text();
+  t.match(html, /Allow access\?/, 'the consent page');
+  t.match(html, /127\.0\.0\.1/, 'it names where the client came from');
+  t.match(html, /“Test Assistant”, which is not verified/, "and the client's own name as unverified");
+  t.match(response.headers.get('content-security-policy'), /form-action 'self' http:\/\/127\.0\.0\.1:1/, "the policy admits the redirect's origin");
+  ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, decision })));
+  t.equal(response.status, 303);
+  return new URL(url);
+}
+
+t.test('the MCP SDK client: from a bare 401 to a called tool, by dynamic registration and a sign-in token', async (t) => {
+  const { api, origin } = await listening(t);
+  const mcp = new URL('/mcp', origin);
+  const bare = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  t.equal(bare.status, 401);
+  t.equal(bare.headers.get('www-authenticate'), `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", scope="booking.read booking.write"`);
+
+  const provider = new MemoryProvider('http://127.0.0.1:1/callback');
+  const transport = new StreamableHTTPClientTransport(mcp, { authProvider: provider });
+  await t.rejects(new Client({ name: 'assistant', version: '1.0.0' }).connect(transport), UnauthorizedError, 'the client is sent to sign in');
+  t.ok(provider.client?.client_id, 'it registered itself');
+  t.equal(provider.authorizationUrl?.searchParams.get('code_challenge_method'), 'S256');
+  t.equal(provider.authorizationUrl?.searchParams.get('resource'), `${origin}/mcp`);
+
+  const token = await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub: 'ada' });
+  const callback = await signIn(t, origin, provider.authorizationUrl!, token);
+  t.equal(callback.origin + callback.pathname, 'http://127.0.0.1:1/callback');
+  t.equal(callback.searchParams.get('iss'), origin, 'RFC 9207: the issuer comes with the code');
+  await transport.finishAuth(callback.searchParams);
+  t.ok(provider.saved?.access_token && provider.saved.refresh_token, 'an access and a refresh token');
+
+  const client = new Client({ name: 'assistant', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: provider }));
+  t.teardown(() => client.close());
+  const { tools } = await client.listTools();
+  t.ok(tools.some((tool) => tool.name === 'CreateResourceType'), 'the write tools are listed');
+  const before = await usage(api);
+  const result = await client.callTool({ name: 'BillingMethodQuery', arguments: {} });
+  t.notOk(result.isError, 'the tool ran');
+  t.ok((await usage(api)) > before, "the call is metered to the signed-in person's company");
+
+  const rest = await fetch(new URL(`/billing/methods?CompanyId=${COMPANY_A}`, origin), { headers: { authorization: `Bearer ${provider.saved!.access_token}` } });
+  t.equal(rest.status, 401, 'the REST API refuses an OAuth access token');
+  const signInAsBearer = await fetch(new URL(`/billing/methods?CompanyId=${COMPANY_A}`, origin), { headers: { authorization: `Bearer ${token}` } });
+  t.equal(signInAsBearer.status, 401, 'and a sign-in token');
+});
+
+t.test('scopes narrow roles: booking.read lists no write tool, and a write call is 403 insufficient_scope before JSON-RPC', async (t) => {
+  const { origin } = await listening(t);
+  const mcp = new URL('/mcp', origin);
+  const provider = new MemoryProvider('http://127.0.0.1:1/callback');
+  const transport = new StreamableHTTPClientTransport(mcp, { authProvider: provider });
+  await t.rejects(new Client({ name: 'assistant', version: '1.0.0' }).connect(transport), UnauthorizedError);
+  // The SDK asks for the scopes the 401 named; this assistant asks for reads alone.
+  provider.authorizationUrl!.searchParams.set('scope', 'booking.read');
+  const callback = await signIn(t, origin, provider.authorizationUrl!, await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub: 'ada' }));
+  await transport.finishAuth(callback.searchParams);
+  const client = new Client({ name: 'assistant', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: provider }));
+  t.teardown(() => client.close());
+  const { tools } = await client.listTools();
+  t.notOk(tools.some((tool) => tool.name === 'CreateResourceType'), 'no write tool');
+  t.ok(tools.some((tool) => tool.name === 'BillingMethodQuery'), 'the reads');
+  const call = await fetch(mcp, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${provider.saved!.access_token}`, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'CreateResourceType', arguments: { Name: 'Boats' } } }),
+  });
+  t.equal(call.status, 403);
+  t.match(call.headers.get('www-authenticate'), /^Bearer error="insufficient_scope", scope="booking.write"/);
+  t.match(await call.json(), { ResponseStatus: { ErrorCode: 'Forbidden' } });
+});
+
+t.test('refused at sign-in: a bearer token, a sign-in token used twice, a superadmin; a read role gets no write scope', async (t) => {
+  const { origin } = await listening(t);
+  const provider = new MemoryProvider('http://127.0.0.1:1/callback');
+  await t.rejects(new Client({ name: 'a', version: '1' }).connect(new StreamableHTTPClientTransport(new URL('/mcp', origin), { authProvider: provider })));
+  const page = async (token: string) => {
+    const browser = new Browser();
+    const { url, response } = await browser.follow(provider.authorizationUrl!.href, origin);
+    const html = await response.text();
+    return browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, token }));
+  };
+  const { mintToken } = await import('../../src/auth/token.js');
+  const bearer = await page(await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE] }));
+  t.equal(bearer.response.status, 401);
+  t.match(await bearer.response.text(), /not a valid sign-in token/);
+  const once = await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: [READ], sub: 'bo' });
+  t.equal((await page(once)).response.status, 200, 'the first use signs in');
+  const twice = await page(once);
+  t.equal(twice.response.status, 401);
+  t.match(await twice.response.text(), /used already/);
+  const superadmin = await page(await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: ['superadmin'], sub: 'root' }));
+  t.match(await superadmin.response.text(), /A superadmin cannot sign an assistant in/);
+  // The page's nonce sent by a browser that holds the sign-in but not the page's cookie.
+  const browser = new Browser();
+  const { url, response } = await browser.follow(provider.authorizationUrl!.href, origin);
+  const html = await response.text();
+  browser.cookies.delete('oauth_nonce');
+  const withoutCookie = await browser.go(new URL(action(html)!, url).href, form({ nonce: field(html, 'nonce')!, token: once }));
+  t.equal(withoutCookie.status, 403, 'a nonce without its cookie is refused');
+});
+
+async function usage(api: TestApp): Promise<number> {
+  const response = await api.call('GET', `/assistant/mcp/usage?CompanyId=${COMPANY_A}`, { as: ['superadmin'] });
+  return (response.json() as { TokensUsed: number }).TokensUsed;
+}
