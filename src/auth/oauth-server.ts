@@ -78,7 +78,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     rotateRefreshToken: true,
     ttl: {
       AuthorizationCode: 60,
-      RefreshToken: config.OAUTH_GRANT_MAX_DAYS * 86400,
+      // Each refresh makes a new one: a grant unused for 30 days ends, and any at its Grant TTL.
+      RefreshToken: Math.min(30, config.OAUTH_GRANT_MAX_DAYS) * 86400,
       Grant: config.OAUTH_GRANT_MAX_DAYS * 86400,
       Session: 600,
       Interaction: 600,

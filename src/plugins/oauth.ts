@@ -2,15 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type Provider from 'oidc-provider';
-import { currentKeys, resolveOauthSecret } from '../auth/oauth-keys.js';
+import { currentKeys, resolveOauthSecret, type OauthKeys } from '../auth/oauth-keys.js';
 import { createAuthorizationServer, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
 import { OAUTH_SCOPES, type Caller, type OauthScope } from '../domain/caller.js';
 import { ConfigError } from '../config.js';
+import { SWEEP } from '../executor/idempotency.js';
+import type { Store } from '../store/db.js';
 import { refusalPage } from '../http/oauth-pages.js';
 import { checkRedirectUri, issuerOf } from '../http/oauth-issuer.js';
-import { findMcpGrant } from '../store/repositories/mcp-grants.js';
+import { findMcpGrant, touchMcpGrant } from '../store/repositories/mcp-grants.js';
 import { oauthPages } from './oauth-pages.js';
-import { oauthAdapter } from '../store/repositories/oauth.js';
+import { oauthAdapter, sweepExpiredOauth } from '../store/repositories/oauth.js';
+
+/** A grant unused this long ends (docs/mcp.md, "Seeing and revoking access"). */
+const UNUSED_GRANT_MS = 30 * 86_400_000;
+/** How long a node uses the keys it read before it reads them again. */
+const KEYS_FRESH_MS = 5 * 60_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,39 +47,59 @@ export const oauthPlugin = fp(
       return;
     }
     const adapter = oauthAdapter(app.store);
-    const servers = new Map<string, Promise<Provider>>();
-    const serverFor = (issuer: string) => {
+    // The keys, read again every KEYS_FRESH_MS (another node may have made the next generation);
+    // the same keys read again stay the same object, so what was built from them is kept.
+    let keyring: { readAt: number; keys: Promise<OauthKeys> } | undefined;
+    const keys = (now = Date.now()) => {
+      if (!keyring || now - keyring.readAt > KEYS_FRESH_MS) {
+        const previous = keyring?.keys.catch(() => undefined);
+        const next = currentKeys(app.store, secret, app.config, now).then(async (ring) => {
+          const old = await previous;
+          return old && sameKeys(old, ring) ? old : ring;
+        });
+        keyring = { readAt: now, keys: next };
+      }
+      return keyring.keys;
+    };
+    // One provider per issuer and key set: a new generation makes a new provider.
+    const servers = new Map<string, { ring: OauthKeys; provider: Provider }>();
+    const serverFor = async (issuer: string) => {
+      const ring = await keys();
       let server = servers.get(issuer);
-      if (!server) {
-        server = currentKeys(app.store, secret, app.config, Date.now()).then((keys) =>
-          createAuthorizationServer({
-            issuer,
-            config: app.config,
-            adapter,
-            keys,
-            grantClaims: async (grantId) => {
-              const grant = await findMcpGrant(app.store.db, grantId);
-              return grant && { company_id: grant.companyId, roles: grant.roles };
-            },
-            checkRedirectUri,
-            allowFetch: (url) => app.config.OAUTH_CIMD_ALLOW_LOOPBACK || url.protocol === 'https:',
-            errorPage: refusalPage,
-          }),
-        );
+      if (server?.ring !== ring) {
+        const provider = createAuthorizationServer({
+          issuer,
+          config: app.config,
+          adapter,
+          keys: ring,
+          grantClaims: async (grantId) => {
+            const grant = await findMcpGrant(app.store.db, grantId);
+            return grant && { company_id: grant.companyId, roles: grant.roles };
+          },
+          checkRedirectUri,
+          allowFetch: (url) => app.config.OAUTH_CIMD_ALLOW_LOOPBACK || url.protocol === 'https:',
+          errorPage: refusalPage,
+        });
+        server = { ring, provider };
         servers.set(issuer, server);
       }
-      return server;
+      return server.provider;
     };
     app.decorate('authorizationServer', async (request: FastifyRequest) => {
       const issuer = issuerOf(app.config, request);
       return issuer === undefined ? undefined : { issuer, provider: await serverFor(issuer) };
     });
 
-    let publicKeys: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
-    const verificationKeys = () =>
-      (publicKeys ??= currentKeys(app.store, secret, app.config, Date.now()).then((keys) =>
-        createLocalJWKSet({ keys: keys.signing.map(({ d: _d, ...pub }) => pub) }),
-      ));
+    const verifiers = new WeakMap<OauthKeys, ReturnType<typeof createLocalJWKSet>>();
+    const verificationKeys = async () => {
+      const ring = await keys();
+      let verifier = verifiers.get(ring);
+      if (!verifier) {
+        verifier = createLocalJWKSet({ keys: ring.signing.map(({ d: _d, ...pub }) => pub) });
+        verifiers.set(ring, verifier);
+      }
+      return verifier;
+    };
     app.decorate('oauthCaller', async (request: FastifyRequest) => {
       const issuer = issuerOf(app.config, request);
       const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
@@ -85,7 +112,11 @@ export const oauthPlugin = fp(
       }
       // Every call checks that the grant still stands: DeleteMcpGrant ends its tokens at once.
       const grant = typeof payload.grant_id === 'string' ? await findMcpGrant(app.store.db, payload.grant_id) : undefined;
-      if (!grant || grant.expiresAt <= Date.now() || grant.sub !== payload.sub || grant.clientId !== payload.client_id) return undefined;
+      const now = Date.now();
+      if (!grant || grant.expiresAt <= now || grant.sub !== payload.sub || grant.clientId !== payload.client_id) return undefined;
+      // A grant unused for UNUSED_GRANT_MS ends; its last use is written at most once a minute.
+      if (now - (grant.lastUsedAt ?? grant.createdAt) > UNUSED_GRANT_MS) return undefined;
+      if (now - (grant.lastUsedAt ?? 0) > 60_000) await touchMcpGrant(app.store.db, grant.grantId);
       const scopes = new Set(String(payload.scope ?? '').split(' ').filter((scope): scope is OauthScope => (OAUTH_SCOPES as readonly string[]).includes(scope)));
       return { sub: grant.sub, companyId: grant.companyId, roles: new Set(grant.roles), scopes, grantId: grant.grantId };
     });
@@ -118,6 +149,33 @@ export const oauthPlugin = fp(
       raw.route({ method: ['GET', 'POST'], url: `${OAUTH_ROUTES.authorization}/:uid`, config, handler });
     });
     await oauthPages(app, adapter);
+
+    // What has expired (codes, sessions, refresh tokens, grants) goes in bounded batches, on every node.
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweeper = setInterval(() => {
+      sweeping = sweepOauth(app.store).catch((err: unknown) => app.log.warn({ err }, 'deleting expired OAuth records failed'));
+    }, SWEEP.everyMs).unref();
+    app.addHook('onClose', async () => {
+      clearInterval(sweeper);
+      await sweeping;
+    });
   },
   { name: 'oauth', dependencies: ['store'] },
 );
+
+/** Sweeps expired OAuth records in bounded batches, until a batch finds fewer than it may delete. */
+async function sweepOauth(store: Store): Promise<number> {
+  let deleted = 0;
+  for (let run = 0; run < SWEEP.batches; run++) {
+    const went = await sweepExpiredOauth(store, Date.now(), SWEEP.batch);
+    deleted += went;
+    if (went < SWEEP.batch) break;
+  }
+  return deleted;
+}
+
+/** The same keys: the same signing key ids and cookie keys, in the same order. */
+function sameKeys(a: OauthKeys, b: OauthKeys): boolean {
+  const ids = (ring: OauthKeys) => JSON.stringify([ring.signing.map((key) => key.kid), ring.cookies]);
+  return ids(a) === ids(b);
+}
