@@ -79,8 +79,8 @@ const field = (html: string, name: string) => new RegExp(`name="${name}" value="
 const action = (html: string) => /<form method="post" action="([^"]*)"/.exec(html)?.[1];
 const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
 
-async function listening(t: Parameters<typeof buildTestApp>[0]): Promise<{ api: TestApp; origin: string }> {
-  const api = await buildTestApp(t, { data: buildDemoData() });
+async function listening(t: Parameters<typeof buildTestApp>[0], config: NonNullable<Parameters<typeof buildTestApp>[1]>['config'] = {}): Promise<{ api: TestApp; origin: string }> {
+  const api = await buildTestApp(t, { data: buildDemoData(), config });
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   return { api, origin: `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}` };
 }
@@ -194,6 +194,32 @@ t.test('refused at sign-in: a bearer token, a sign-in token used twice, a supera
   browser.cookies.delete('oauth_nonce');
   const withoutCookie = await browser.go(new URL(action(html)!, url).href, form({ nonce: field(html, 'nonce')!, token: once }));
   t.equal(withoutCookie.status, 403, 'a nonce without its cookie is refused');
+});
+
+/** An assistant signed in by `sub`: its provider holds the tokens. */
+async function signedIn(t: Tap, origin: string, sub: string): Promise<MemoryProvider> {
+  const provider = new MemoryProvider('http://127.0.0.1:1/callback');
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', origin), { authProvider: provider });
+  await t.rejects(new Client({ name: 'assistant', version: '1.0.0' }).connect(transport), UnauthorizedError);
+  const callback = await signIn(t, origin, provider.authorizationUrl!, await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub }));
+  await transport.finishAuth(callback.searchParams);
+  return provider;
+}
+
+t.test('rate limits count per grant: two assistants behind one address have a limit each', async (t) => {
+  const { origin } = await listening(t, { RATE_LIMIT_MAX: 40 });
+  const [first, second] = [await signedIn(t, origin, 'ada'), await signedIn(t, origin, 'bo')];
+  const ping = (provider: MemoryProvider) =>
+    fetch(new URL('/mcp', origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${provider.saved!.access_token}`, 'mcp-protocol-version': '2025-11-25' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    }).then((res) => res.status);
+  const statuses = [];
+  for (let i = 0; i < 41; i++) statuses.push(await ping(first));
+  t.equal(statuses.filter((status) => status === 200).length, 40, "the first grant's 40 calls");
+  t.equal(statuses.at(-1), 429, 'then 429');
+  t.equal(await ping(second), 200, "the second grant's calls count apart, from the same address");
 });
 
 async function usage(api: TestApp): Promise<number> {
