@@ -35,6 +35,8 @@ function cookie(request: FastifyRequest, name: string): string | undefined {
  * person and company, with the scopes asked for that the person's roles can use.
  */
 export async function oauthPages(app: FastifyInstance, Adapter: ReturnType<typeof oauthAdapter>): Promise<void> {
+  const signIns = app.config.OAUTH_SIGN_IN_RATE_LIMIT_MAX;
+  const failures = signIns > 0 ? app.rateLimit({ max: signIns, timeWindow: app.config.RATE_LIMIT_WINDOW_MS, groupId: 'oauth-sign-in' }) : undefined;
   // The pages: forms posted as application/x-www-form-urlencoded.
 await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16384 }, (_request, body, done) =>
@@ -93,7 +95,13 @@ await app.register(async (pages) => {
       }
       const signedIn = await verifySignInToken(app.config, request.body.token ?? '');
       const action = `${INTERACTION_PATH}/${found.details.uid}/sign-in`;
-      const again = (refusal: string, status = 401) => send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client), refusal }), [], status);
+      const again = async (refusal: string, status = 401) => {
+        // Failed sign-ins count per client address; past the limit the page says so (429).
+        const limited = await failures?.call(app, request, reply).then(() => false, () => true);
+        return limited
+          ? send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client), refusal: 'Too many failed sign-ins from this address: wait a minute and try again.' }), [], 429)
+          : send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client), refusal }), [], status);
+      };
       if ('refusal' in signedIn) return again(signedIn.refusal);
       // A sign-in token works once, on any node: the store keeps its id until it expires.
       const tokens = new Adapter('SignInToken');

@@ -142,8 +142,11 @@ export const oauthPlugin = fp(
         server.provider.callback()(request.raw, reply.raw);
       };
       const config = { rateLimit: false as const, ownMediaTypes: true };
+      // Registrations are limited per client address (a public endpoint that writes to the store).
+      const registrations = app.config.OAUTH_REGISTRATION_RATE_LIMIT_MAX;
+      const registering = registrations > 0 ? { max: registrations, timeWindow: app.config.RATE_LIMIT_WINDOW_MS, groupId: 'oauth-registration' } : false;
       for (const url of ['/.well-known/oauth-authorization-server', OAUTH_ROUTES.jwks, OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.registration]) {
-        raw.route({ method: ['GET', 'POST', 'OPTIONS'], url, config, handler });
+        raw.route({ method: ['GET', 'POST', 'OPTIONS'], url, config: url === OAUTH_ROUTES.registration ? { ...config, rateLimit: registering } : config, handler });
       }
       raw.route({ method: ['GET', 'POST'], url: OAUTH_ROUTES.authorization, config, handler });
       raw.route({ method: ['GET', 'POST'], url: `${OAUTH_ROUTES.authorization}/:uid`, config, handler });

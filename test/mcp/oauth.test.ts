@@ -222,6 +222,23 @@ t.test('rate limits count per grant: two assistants behind one address have a li
   t.equal(await ping(second), 200, "the second grant's calls count apart, from the same address");
 });
 
+t.test('failed sign-ins are limited per address, the page saying so; registrations too', async (t) => {
+  const { origin } = await listening(t, { OAUTH_SIGN_IN_RATE_LIMIT_MAX: 2, OAUTH_REGISTRATION_RATE_LIMIT_MAX: 2 });
+  const provider = new MemoryProvider('http://127.0.0.1:1/callback');
+  await t.rejects(new Client({ name: 'a', version: '1' }).connect(new StreamableHTTPClientTransport(new URL('/mcp', origin), { authProvider: provider })));
+  const browser = new Browser();
+  const { url, response } = await browser.follow(provider.authorizationUrl!.href, origin);
+  const html = await response.text();
+  const attempt = () => browser.go(new URL(action(html)!, url).href, form({ nonce: field(html, 'nonce')!, token: 'not a token' }));
+  t.strictSame([(await attempt()).status, (await attempt()).status], [401, 401], 'two failures are told as such');
+  const third = await attempt();
+  t.equal(third.status, 429);
+  t.match(await third.text(), /Too many failed sign-ins/);
+  const register = () => fetch(new URL('/oauth/register', origin), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:1/cb'], token_endpoint_auth_method: 'none' }) });
+  t.equal((await register()).status, 201, 'the second registration from this address (the client above was the first)');
+  t.equal((await register()).status, 429, 'the third is refused');
+});
+
 async function usage(api: TestApp): Promise<number> {
   const response = await api.call('GET', `/assistant/mcp/usage?CompanyId=${COMPANY_A}`, { as: ['superadmin'] });
   return (response.json() as { TokensUsed: number }).TokensUsed;
