@@ -93,7 +93,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         delete metadata.scope;
         for (const uri of (value as string[] | undefined) ?? []) {
           const refusal = options.checkRedirectUri(uri);
-          if (refusal) throw new errors.InvalidRedirectUri(refusal);
+          if (refusal) throw new errors.InvalidClientMetadata(`redirect_uris: ${refusal}`);
           // RFC 8252: a loopback redirect matches on any port, and an app's own scheme is a native client's.
           const url = new URL(uri);
           if (url.protocol !== 'https:' || LOOPBACK.has(url.hostname)) metadata.application_type = 'native';
@@ -119,7 +119,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
   };
   const provider = new Provider(issuer, configuration);
-  // Behind a TLS proxy the request's scheme is the forwarded one, as TRUST_PROXY says for the API.
-  provider.proxy = config.TRUST_PROXY !== false;
+  // The mount (plugins/oauth.ts) sets the forwarded scheme and host to the issuer's, whatever was sent.
+  provider.proxy = true;
   return provider;
 }

@@ -138,6 +138,10 @@ export const oauthPlugin = fp(
             return;
           }
         }
+        // The provider builds its URLs from the request: it is shown the issuer's, never the Host sent.
+        const issuer = new URL(server.issuer);
+        request.raw.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+        request.raw.headers['x-forwarded-host'] = issuer.host;
         reply.hijack();
         server.provider.callback()(request.raw, reply.raw);
       };

@@ -8,7 +8,7 @@ import { currentKeys, openKey, resolveOauthSecret } from '../../src/auth/oauth-k
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { deleteMcpGrant, findMcpGrant, insertMcpGrant, listMcpGrants, touchMcpGrant, type NewMcpGrant } from '../../src/store/repositories/mcp-grants.js';
-import { consumeOauthPayload, listOauthKeys, oauthAdapter, sweepExpiredOauth } from '../../src/store/repositories/oauth.js';
+import { consumeOauthPayload, listOauthKeys, oauthAdapter, storedId, sweepExpiredOauth } from '../../src/store/repositories/oauth.js';
 import { engine, freshDatabase, testStore } from '../test-store.js';
 
 // The authorization server's storage (docs/decisions.md, "Assistants sign in with OAuth") on
@@ -32,7 +32,7 @@ async function twoNodes(t: Test): Promise<[Store, Store]> {
 }
 
 const payloadRow = (store: Store, model: string, id: string) =>
-  store.db.selectFrom('oauth_payloads').selectAll().where('model', '=', model).where('id', '=', id).executeTakeFirst();
+  store.db.selectFrom('oauth_payloads').selectAll().where('model', '=', model).where('id', '=', storedId(model, id)).executeTakeFirst();
 
 t.test(`the adapter stores, finds, replaces and destroys each model's records (${engine})`, async (t) => {
   const store = await testStore(t);
@@ -119,8 +119,8 @@ t.test(`expired records are not found; a sweep deletes them in bounded batches, 
   t.equal(await sweepExpiredOauth(store, at, 4), 4, 'payloads first, then grants with what is left');
   t.equal(await sweepExpiredOauth(store, at, 4), 2, 'a short batch: nothing more to sweep');
   t.equal(await sweepExpiredOauth(store, at, 4), 0);
-  const left = await store.db.selectFrom('oauth_payloads').select('id').orderBy('id').execute();
-  t.strictSame(left.map((row) => row.id), ['forever', 'live']);
+  const left = await store.db.selectFrom('oauth_payloads').select(['model', 'id']).execute();
+  t.strictSame(left.map((row) => row.id).sort(), ['forever', 'live'].map((id) => storedId(left[0].model, id)).sort());
   const grants = await store.db.selectFrom('mcp_grants').select('grant_id').execute();
   t.strictSame(grants.map((row) => row.grant_id), ['live-grant']);
 });
@@ -289,4 +289,15 @@ t.test('resolveOauthSecret: the configured one; on SQLite one kept beside the fi
   mkdirSync(join(dir, 'kept'));
   writeFileSync(join(dir, 'kept', '.oauth-secret'), 'written-by-another-node-1234\n');
   t.equal(resolveOauthSecret(config({ DATABASE_URL: `file:${join(dir, 'kept', 'b.sqlite')}` })), 'written-by-another-node-1234', 'one already there is used');
+});
+
+t.test(`a code's, a refresh token's and a session's id are stored as their SHA-256 alone (${engine})`, async (t) => {
+  const store = await testStore(t);
+  const Adapter = oauthAdapter(store);
+  for (const model of ['AuthorizationCode', 'RefreshToken', 'Session']) await new Adapter(model).upsert('the-credential', { kind: model }, 60);
+  await new Adapter('Grant').upsert('grant-1', { kind: 'Grant' }, 60);
+  const ids = (await store.db.selectFrom('oauth_payloads').select(['model', 'id', 'payload']).execute()).map((row) => [row.model, row.id]);
+  t.notOk(ids.some(([model, id]) => model !== 'Grant' && (id as string).includes('the-credential')), 'no credential is kept as it was sent');
+  t.ok(ids.some(([model, id]) => model === 'Grant' && id === 'grant-1'), "a grant's id is no credential");
+  t.ok(await new Adapter('RefreshToken').find('the-credential'), 'found by the token itself');
 });

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { nowMs, statementWithRetries } from '../statements.js';
-import { deleteExpiredGrants } from './mcp-grants.js';
+import { deleteExpiredGrants, deleteMcpGrant } from './mcp-grants.js';
 
 /**
  * The authorization server's storage (docs/decisions.md, "Assistants sign in with OAuth"):
@@ -12,6 +13,15 @@ import { deleteExpiredGrants } from './mcp-grants.js';
  */
 
 type Key = { model: string; id: string };
+
+/**
+ * The id a record is stored under. A code's, a refresh token's or a session's id is the
+ * credential itself, so the store keeps its SHA-256 alone: whoever reads the table holds no
+ * token. A client's and a grant's ids are no credentials, and other rows refer to them.
+ */
+export function storedId(model: string, id: string): string {
+  return model === 'Client' || model === 'Grant' ? id : createHash('sha256').update(id).digest('base64url');
+}
 type UpsertValues = Key & { payload: string; grantId: string | null; uid: string | null; ttlMs: number | null; consumedAt: number | null };
 
 /** Not expired: no expiry, or one still ahead. */
@@ -63,6 +73,23 @@ const revokeQuery = prepared((db, p: Placeholders<{ model: string; grantId: stri
   db.deleteFrom('oauth_payloads').where('model', '=', p.model).where('grant_id', '=', p.grantId),
 );
 
+// The Grant's own record has the grant's id as its id; the others (tokens, codes) name it in grant_id.
+const grantPayloadsQuery = prepared((db, p: Placeholders<{ grantId: string }>) =>
+  db
+    .deleteFrom('oauth_payloads')
+    .where((eb) => eb.or([eb('grant_id', '=', p.grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', p.grantId)])])),
+);
+
+/**
+ * Deletes every record of the grant, of every model: the Grant itself, its refresh tokens,
+ * authorization codes and access tokens. Answers how many went. DeleteMcpGrant runs it in the
+ * transaction that deletes the grant's row (mcp-grants.ts `revokeMcpGrant`).
+ */
+export async function deleteGrantPayloads(db: Kysely<Database>, grantId: string): Promise<number> {
+  const result = await statementWithRetries(db, () => grantPayloadsQuery.run(db, { grantId }));
+  return Number(result.numAffectedRows ?? 0);
+}
+
 /** A stored payload as oidc-provider saved it, with `consumed` (seconds) once consumed. */
 function payloadOf(row: { payload: string; consumed_at: number | string | null } | undefined): AdapterPayload | undefined {
   if (!row) return undefined;
@@ -73,7 +100,7 @@ function payloadOf(row: { payload: string; consumed_at: number | string | null }
 
 /** Consumes the record: true when this call did, false when it was consumed before (or is gone). */
 export async function consumeOauthPayload(db: Kysely<Database>, model: string, id: string): Promise<boolean> {
-  const { numAffectedRows } = await statementWithRetries(db, () => consumeQuery.run(db, { model, id }));
+  const { numAffectedRows } = await statementWithRetries(db, () => consumeQuery.run(db, { model, id: storedId(model, id) }));
   return Number(numAffectedRows ?? 0) === 1;
 }
 
@@ -88,7 +115,7 @@ export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructo
       const { consumed, ...rest } = payload;
       const values: UpsertValues = {
         model: this.model,
-        id,
+        id: storedId(this.model, id),
         payload: JSON.stringify(rest),
         grantId: payload.grantId ?? null,
         uid: payload.uid ?? null,
@@ -99,7 +126,7 @@ export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructo
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return payloadOf(await findQuery.takeFirst(db, { model: this.model, id }));
+      return payloadOf(await findQuery.takeFirst(db, { model: this.model, id: storedId(this.model, id) }));
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -116,7 +143,10 @@ export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructo
     }
 
     async destroy(id: string): Promise<void> {
-      await statementWithRetries(db, () => destroyQuery.run(db, { model: this.model, id }));
+      await statementWithRetries(db, () => destroyQuery.run(db, { model: this.model, id: storedId(this.model, id) }));
+      // A grant oidc-provider revokes (a code or refresh token replayed, a revocation) ends
+      // its access tokens too: /mcp checks the grant's row on every call.
+      if (this.model === 'Grant') await deleteMcpGrant(db, id);
     }
 
     /** oidc-provider calls this on each model's adapter in turn: this model's records alone go. */
