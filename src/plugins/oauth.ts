@@ -14,7 +14,7 @@ import { findMcpGrant, touchMcpGrant } from '../store/repositories/mcp-grants.js
 import { oauthPages } from './oauth-pages.js';
 import { oauthAdapter, sweepExpiredOauth } from '../store/repositories/oauth.js';
 
-/** A grant unused this long ends (docs/mcp.md, "Seeing and revoking access"). */
+/** A grant unused this long ends (docs/decisions.md, "Assistants sign in with OAuth"). */
 const UNUSED_GRANT_MS = 30 * 86_400_000;
 /** How long a node uses the keys it read before it reads them again. */
 const KEYS_FRESH_MS = 5 * 60_000;
