@@ -1,106 +1,21 @@
 import type { AddressInfo } from 'node:net';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import t, { type Test as Tap } from 'tap';
 import { mintSignInToken } from '../../src/auth/sign-in.js';
 import { buildDemoData, DEMO_COMPANY_A as COMPANY_A } from '../../src/store/demo-data.js';
 import { buildTestApp, type TestApp } from '../helper.js';
 import { READ, TEST_SECRET, WRITE } from '../requests.js';
+import { action, Browser, field, form, MemoryProvider, signIn } from './oauth-client.js';
 
 // An assistant signs in with OAuth (docs/decisions.md, "Assistants sign in with OAuth"): the
 // MCP SDK's client, with its OAuth provider, goes from a bare 401 to a listed and called tool
 // against a node with defaults and no PUBLIC_URL, by dynamic registration; a program stands in
 // for the browser, pasting a sign-in token into the page and allowing on the consent page.
 
-/** The SDK client's OAuth state, kept in memory, as a desktop assistant keeps it. */
-class MemoryProvider implements OAuthClientProvider {
-  client?: Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0];
-  saved?: Parameters<OAuthClientProvider['saveTokens']>[0];
-  verifier = '';
-  authorizationUrl?: URL;
-  constructor(readonly redirectUrl: string, readonly scope?: string) {}
-  get clientMetadata() {
-    return { client_name: 'Test Assistant', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...(this.scope ? { scope: this.scope } : {}) };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: NonNullable<MemoryProvider['client']>) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<MemoryProvider['saved']>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  discovery?: Parameters<NonNullable<OAuthClientProvider['saveDiscoveryState']>>[0];
-  saveDiscoveryState(state: NonNullable<MemoryProvider['discovery']>) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
-/** A browser without JavaScript: follows redirects by hand, keeps cookies, posts forms. */
-class Browser {
-  cookies = new Map<string, string>();
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as object), cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, ...value] = pair.split('=');
-      this.cookies.set(name.trim(), value.join('='));
-    }
-    return response;
-  }
-  /** Follows redirects from `url` until a page or a redirect off `origin`. */
-  async follow(url: string, origin: string, init?: RequestInit): Promise<{ url: string; response: Response }> {
-    let response = await this.go(url, init);
-    while (response.status >= 300 && response.status < 400) {
-      url = new URL(response.headers.get('location')!, url).href;
-      if (new URL(url).origin !== origin) return { url, response };
-      response = await this.go(url);
-    }
-    return { url, response };
-  }
-}
-
-const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
-const action = (html: string) => /<form method="post" action="([^"]*)"/.exec(html)?.[1];
-const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
-
 async function listening(t: Parameters<typeof buildTestApp>[0], config: NonNullable<Parameters<typeof buildTestApp>[1]>['config'] = {}): Promise<{ api: TestApp; origin: string }> {
   const api = await buildTestApp(t, { data: buildDemoData(), config });
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   return { api, origin: `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}` };
-}
-
-/** The person's part: the sign-in page with `token`, then the consent page's `decision`; answers the redirect to the client. */
-async function signIn(t: Tap, origin: string, authorizationUrl: URL, token: string, decision = 'allow') {
-  const browser = new Browser();
-  let { url, response } = await browser.follow(authorizationUrl.href, origin);
-  let html = await response.text();
-  t.match(html, /Sign-in token/, 'the sign-in page');
-  t.match(response.headers.get('content-security-policy'), /frame-ancestors 'none'/);
-  ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, token })));
-  html = await response.text();
-  t.match(html, /Allow access\?/, 'the consent page');
-  t.match(html, /127\.0\.0\.1/, 'it names where the client came from');
-  t.match(html, /“Test Assistant”, which is not verified/, "and the client's own name as unverified");
-  t.match(response.headers.get('content-security-policy'), /form-action 'self' http:\/\/127\.0\.0\.1:1/, "the policy admits the redirect's origin");
-  ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, decision })));
-  t.equal(response.status, 303);
-  return new URL(url);
 }
 
 t.test('the MCP SDK client: from a bare 401 to a called tool, by dynamic registration and a sign-in token', async (t) => {
