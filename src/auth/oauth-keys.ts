@@ -94,6 +94,21 @@ export async function openKey(secret: string, stored: Pick<StoredOauthKey, 'kind
   return new TextDecoder().decode(opened.plaintext);
 }
 
+/** Encrypts `text` for one purpose (`label`), under the key OAUTH_SECRET derives. */
+export function seal(secret: string, label: string, text: string): Promise<string> {
+  return new CompactEncrypt(new TextEncoder().encode(text)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: label }).encrypt(encryptionKey(secret));
+}
+
+/** What `seal` encrypted for `label`, or undefined when it was sealed otherwise. */
+export async function unseal(secret: string, label: string, sealed: string): Promise<string | undefined> {
+  try {
+    const opened = await compactDecrypt(sealed, encryptionKey(secret), { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    return opened.protectedHeader.kid === label ? new TextDecoder().decode(opened.plaintext) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A new key's material: a private ES256 JWK named by its thumbprint, or 32 random bytes. */
 async function newMaterial(kind: OauthKeyKind): Promise<string> {
   if (kind === 'cookie') return randomBytes(32).toString('base64url');

@@ -37,6 +37,8 @@ export interface AuthorizationServerOptions {
   allowFetch(url: URL): boolean;
   /** a refusal shown on a page, never a stack trace */
   errorPage(message: string): string;
+  /** keeps a refresh's answer for the same refresh sent again soon (plugins/oauth-refresh.ts) */
+  refreshAnswered(refreshToken: string, clientId: string, answer: unknown): Promise<void>;
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -119,6 +121,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
   };
   const provider = new Provider(issuer, configuration);
+  provider.use(async (ctx, next) => {
+    await next();
+    const params = ctx.oidc?.body as Record<string, unknown> | undefined;
+    if (ctx.oidc?.route === 'token' && ctx.status === 200 && params?.grant_type === 'refresh_token' && typeof params.refresh_token === 'string') {
+      await options.refreshAnswered(params.refresh_token, String(ctx.oidc.client?.clientId ?? params.client_id), ctx.body);
+    }
+  });
   // The mount (plugins/oauth.ts) sets the forwarded scheme and host to the issuer's, whatever was sent.
   provider.proxy = true;
   return provider;

@@ -12,6 +12,7 @@ import { refusalPage } from '../http/oauth-pages.js';
 import { checkRedirectUri, issuerOf } from '../http/oauth-issuer.js';
 import { findMcpGrant, touchMcpGrant } from '../store/repositories/mcp-grants.js';
 import { oauthPages } from './oauth-pages.js';
+import { peekBody, refreshAnswers } from './oauth-refresh.js';
 import { oauthAdapter, sweepExpiredOauth } from '../store/repositories/oauth.js';
 
 /** A grant unused this long ends (docs/decisions.md, "Assistants sign in with OAuth"). */
@@ -47,6 +48,7 @@ export const oauthPlugin = fp(
       return;
     }
     const adapter = oauthAdapter(app.store);
+    const refreshes = refreshAnswers(adapter, secret);
     // The keys, read again every KEYS_FRESH_MS (another node may have made the next generation);
     // the same keys read again stay the same object, so what was built from them is kept.
     let keyring: { readAt: number; keys: Promise<OauthKeys> } | undefined;
@@ -79,6 +81,7 @@ export const oauthPlugin = fp(
           checkRedirectUri,
           allowFetch: (url) => app.config.OAUTH_CIMD_ALLOW_LOOPBACK || url.protocol === 'https:',
           errorPage: refusalPage,
+          refreshAnswered: refreshes.remember,
         });
         server = { ring, provider };
         servers.set(issuer, server);
@@ -135,6 +138,18 @@ export const oauthPlugin = fp(
           if (request.method === 'OPTIONS') {
             reply.hijack();
             reply.raw.writeHead(204, { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type' }).end();
+            return;
+          }
+        }
+        if (request.method === 'POST' && request.url.split('?')[0] === OAUTH_ROUTES.token) {
+          const body = await peekBody(request.raw);
+          const params = body && new URLSearchParams(body.toString());
+          const refreshToken = params?.get('grant_type') === 'refresh_token' ? params.get('refresh_token') : null;
+          const again = refreshToken ? await refreshes.again(refreshToken, params!.get('client_id')) : undefined;
+          if (again !== undefined) {
+            reply.hijack();
+            reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
+            reply.raw.end(JSON.stringify(again));
             return;
           }
         }
