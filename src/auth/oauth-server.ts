@@ -2,6 +2,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { JWK } from 'jose';
 import type { Config } from '../config.js';
 import { OAUTH_SCOPES } from '../domain/caller.js';
+import { loopbackFetch } from './oauth-loopback.js';
 
 /**
  * The node's authorization server, for `/mcp` alone (docs/decisions.md, "Assistants sign in
@@ -33,8 +34,8 @@ export interface AuthorizationServerOptions {
   grantClaims(grantId: string): Promise<Record<string, unknown> | undefined>;
   /** why a redirect URI may not be registered (`javascript:`, `data:`, non-loopback `http`), or undefined */
   checkRedirectUri(uri: string): string | undefined;
-  /** whether a client ID metadata document may be fetched from this URL */
-  allowFetch(url: URL): boolean;
+  /** tests only (OAUTH_CIMD_ALLOW_LOOPBACK): a client ID metadata document may be on this machine */
+  loopbackDocuments: boolean;
   /** a refusal shown on a page, never a stack trace */
   errorPage(message: string): string;
   /** keeps a refresh's answer for the same refresh sent again soon (plugins/oauth-refresh.ts) */
@@ -63,7 +64,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       rpInitiatedLogout: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: async (_ctx, clientId) => options.allowFetch(new URL(clientId)) },
+      // An https client_id whose document (at most 5 KB, fetched within 2.5 s, cached at most a
+      // day) is fetched from a public address, checked as it connects.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: 30, max: 86400 } },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => resource,
@@ -103,6 +106,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       },
     },
     clientBasedCORS: () => true,
+    ...(options.loopbackDocuments ? { fetch: loopbackFetch } : {}),
     // Every authorization asks the person again: a grant is one client, person and company.
     loadExistingGrant: async (ctx) => {
       const id = ctx.oidc.result?.consent?.grantId;

@@ -79,7 +79,7 @@ export const oauthPlugin = fp(
             return grant && { company_id: grant.companyId, roles: grant.roles };
           },
           checkRedirectUri,
-          allowFetch: (url) => app.config.OAUTH_CIMD_ALLOW_LOOPBACK || url.protocol === 'https:',
+          loopbackDocuments: app.config.OAUTH_CIMD_ALLOW_LOOPBACK,
           errorPage: refusalPage,
           refreshAnswered: refreshes.remember,
         });

@@ -74,7 +74,14 @@ export const action = (html: string) => /<form method="post" action="([^"]*)"/.e
 export const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
 
 /** The person's part: the sign-in page with `token`, then the consent page's `decision`; answers the redirect to the client. */
-export async function signIn(t: Tap, origin: string, authorizationUrl: URL, token: string, decision = 'allow') {
+export async function signIn(
+  t: Tap,
+  origin: string,
+  authorizationUrl: URL,
+  token: string,
+  decision = 'allow',
+  client: { origin: string; name: string } = { origin: '127.0.0.1:1', name: 'Test Assistant' },
+) {
   const browser = new Browser();
   let { url, response } = await browser.follow(authorizationUrl.href, origin);
   let html = await response.text();
@@ -83,8 +90,8 @@ export async function signIn(t: Tap, origin: string, authorizationUrl: URL, toke
   ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, token })));
   html = await response.text();
   t.match(html, /Allow access\?/, 'the consent page');
-  t.match(html, /127\.0\.0\.1/, 'it names where the client came from');
-  t.match(html, /“Test Assistant”, which is not verified/, "and the client's own name as unverified");
+  t.match(html, `<strong>${client.origin}</strong>`, 'it names where the client came from');
+  t.match(html, `“${client.name}”, which is not verified`, "and the client's own name as unverified");
   t.match(response.headers.get('content-security-policy'), /form-action 'self' http:\/\/127\.0\.0\.1:1/, "the policy admits the redirect's origin");
   ({ url, response } = await browser.follow(new URL(action(html)!, url).href, origin, form({ nonce: field(html, 'nonce')!, decision })));
   t.equal(response.status, 303);
