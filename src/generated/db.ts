@@ -175,6 +175,7 @@ export interface McpGrants {
   roles: string;
   scopes: string;
   sub: string;
+  tokens_used: Generated<number>;
 }
 
 export interface McpUsage {

@@ -99,7 +99,7 @@ async function callTool(calls: ToolCalls, tool: McpTool, args: Record<string, un
     return { text: errorText(error), isError: true, tokens: 0 };
   }
   const answer = await runTool(calls, tool, args, from);
-  const tokens = check ? await metering.meter(check.company, answer.text) : 0;
+  const tokens = check ? await metering.meter(check.company, answer.text, from.caller.grantId) : 0;
   metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
   return { text: answer.text, isError: answer.status !== 200, tokens, replayed: answer.replayed };
 }

@@ -6,6 +6,7 @@ import { webhookDeliveries } from './0004_webhook_deliveries.js';
 import { eventContext } from './0005_event_context.js';
 import { idempotencyKeys } from './0006_idempotency_keys.js';
 import { oauth } from './0007_oauth.js';
+import { mcpGrantTokens } from './0008_mcp_grant_tokens.js';
 
 /** An expand migration adds (tables, nullable columns, indexes, defaults); a contract one removes or tightens. */
 export type MigrationKind = 'expand' | 'contract';
@@ -34,6 +35,7 @@ export const migrations: Readonly<Record<string, KindedMigration>> = {
   '0005_event_context': expand(eventContext),
   '0006_idempotency_keys': expand(idempotencyKeys),
   '0007_oauth': expand(oauth),
+  '0008_mcp_grant_tokens': expand(mcpGrantTokens),
 };
 
 /** This code's version: the last migration it knows. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedPages, type Page } from '../paging.js';
 import { prepared, type Placeholders } from '../prepared.js';
 import type { Database, Row } from '../schema.js';
 import { nowMs, statementWithRetries } from '../statements.js';
@@ -100,6 +101,64 @@ const listQuery = prepared((db, p: Placeholders<{ companyId: string; limit: numb
 /** A company's grants that are not past their time, newest first, at most `limit`. */
 export async function listMcpGrants(db: Kysely<Database>, companyId: string, limit = 100): Promise<McpGrant[]> {
   return (await listQuery.execute(db, { companyId, limit })).map(grantOf);
+}
+
+/** A grant as its company's administrators see it (McpGrantQuery): with the MCP tokens metered to the calls made under it. */
+export type ListedMcpGrant = McpGrant & { tokensUsed: number };
+
+const listedOf = (row: Row<'mcp_grants'>): ListedMcpGrant => ({ ...grantOf(row), tokensUsed: Number(row.tokens_used) });
+
+const grantPages = preparedPages<Database, 'mcp_grants', { companyId: string }, Row<'mcp_grants'>>({
+  from: (db, p) => db.selectFrom('mcp_grants').where('company_id', '=', p.companyId).where('expires_at', '>', nowMs(db)),
+  select: (q) => q.selectAll('mcp_grants'),
+  sortable: { CreatedDate: 'mcp_grants.created_at' },
+  tiebreak: 'mcp_grants.grant_id',
+});
+
+/** A page of the company's grants that are not past their time, newest first, each with its tokens (McpGrantQuery). */
+export async function pageMcpGrants(
+  db: Kysely<Database>,
+  companyId: string,
+  request: { Skip?: number | null; Take?: number | null },
+): Promise<Page<ListedMcpGrant>> {
+  const page = await grantPages(db, { companyId }, { Skip: request.Skip, Take: request.Take, OrderByDesc: 'CreatedDate' });
+  return { ...page, rows: page.rows.map(listedOf) };
+}
+
+const revokeQuery = prepared((db, p: Placeholders<{ companyId: string; grantId: string }>) =>
+  db
+    .deleteFrom('mcp_grants')
+    .where('grant_id', '=', p.grantId)
+    .where('company_id', '=', p.companyId)
+    .where('expires_at', '>', nowMs(db))
+    .returningAll(),
+);
+
+/**
+ * Deletes the company's grant unless it is unknown, another company's or past its time, and
+ * answers it as it was. Its tokens are refused from then on, since every call looks its grant
+ * up (plugins/oauth.ts); the authorization server's own records of it go with it in the same
+ * transaction (oauth.ts `deleteGrantPayloads`). Of two revocations of one grant, one finds it.
+ */
+export async function revokeMcpGrant(db: Kysely<Database>, companyId: string, grantId: string): Promise<ListedMcpGrant | undefined> {
+  const row = await statementWithRetries(db, () => revokeQuery.takeFirst(db, { companyId, grantId }));
+  return row && listedOf(row);
+}
+
+const addTokensQuery = prepared((db, p: Placeholders<{ grantId: string; tokens: number }>) =>
+  db
+    .updateTable('mcp_grants')
+    .set((eb) => ({ tokens_used: eb('tokens_used', '+', p.tokens) }))
+    .where('grant_id', '=', p.grantId),
+);
+
+/**
+ * Adds `tokens` metered to a call made under the grant, in one UPDATE that adds to the value the
+ * row holds when it runs, so concurrent additions on any node each count once. A grant revoked
+ * meanwhile has no row to add to, and nothing is added.
+ */
+export async function addMcpGrantTokens(db: Kysely<Database>, grantId: string, tokens: number): Promise<void> {
+  await statementWithRetries(db, () => addTokensQuery.run(db, { grantId, tokens }));
 }
 
 /** Deletes at most `limit` grants expired by `atMs`, checking their time again as it deletes. */
