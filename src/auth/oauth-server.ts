@@ -136,3 +136,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   provider.proxy = true;
   return provider;
 }
+
+/** A grant unused this long ends (docs/decisions.md, "Assistants sign in with OAuth"). */
+const UNUSED_GRANT_MS = 30 * 86_400_000;
+
+/** When a grant made at `createdAt` and used at `now` ends: unused for 30 days, or at OAUTH_GRANT_MAX_DAYS. */
+export const grantEnd = (config: { OAUTH_GRANT_MAX_DAYS: number }, createdAt: number, now: number) =>
+  Math.min(createdAt + config.OAUTH_GRANT_MAX_DAYS * 86_400_000, now + UNUSED_GRANT_MS);

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type Provider from 'oidc-provider';
 import { currentKeys, resolveOauthSecret, type OauthKeys } from '../auth/oauth-keys.js';
-import { createAuthorizationServer, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
+import { createAuthorizationServer, grantEnd, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
 import { OAUTH_SCOPES, type Caller, type OauthScope } from '../domain/caller.js';
 import { ConfigError } from '../config.js';
 import { SWEEP } from '../executor/idempotency.js';
@@ -15,8 +15,6 @@ import { oauthPages } from './oauth-pages.js';
 import { peekBody, refreshAnswers } from './oauth-refresh.js';
 import { oauthAdapter, sweepExpiredOauth } from '../store/repositories/oauth.js';
 
-/** A grant unused this long ends (docs/decisions.md, "Assistants sign in with OAuth"). */
-const UNUSED_GRANT_MS = 30 * 86_400_000;
 /** How long a node uses the keys it read before it reads them again. */
 const KEYS_FRESH_MS = 5 * 60_000;
 
@@ -117,9 +115,8 @@ export const oauthPlugin = fp(
       const grant = typeof payload.grant_id === 'string' ? await findMcpGrant(app.store.db, payload.grant_id) : undefined;
       const now = Date.now();
       if (!grant || grant.expiresAt <= now || grant.sub !== payload.sub || grant.clientId !== payload.client_id) return undefined;
-      // A grant unused for UNUSED_GRANT_MS ends; its last use is written at most once a minute.
-      if (now - (grant.lastUsedAt ?? grant.createdAt) > UNUSED_GRANT_MS) return undefined;
-      if (now - (grant.lastUsedAt ?? 0) > 60_000) await touchMcpGrant(app.store.db, grant.grantId);
+      // Each use moves the grant's end UNUSED_GRANT_MS on, never past its longest life; at most once a minute.
+      if (now - (grant.lastUsedAt ?? 0) > 60_000) await touchMcpGrant(app.store.db, grant.grantId, grantEnd(app.config, grant.createdAt, now));
       const scopes = new Set(String(payload.scope ?? '').split(' ').filter((scope): scope is OauthScope => (OAUTH_SCOPES as readonly string[]).includes(scope)));
       return { sub: grant.sub, companyId: grant.companyId, roles: new Set(grant.roles), scopes, grantId: grant.grantId };
     });
@@ -201,3 +198,4 @@ function sameKeys(a: OauthKeys, b: OauthKeys): boolean {
   const ids = (ring: OauthKeys) => JSON.stringify([ring.signing.map((key) => key.kid), ring.cookies]);
   return ids(a) === ids(b);
 }
+

@@ -75,9 +75,18 @@ const touchQuery = prepared((db, p: Placeholders<{ grantId: string }>) =>
   db.updateTable('mcp_grants').set({ last_used_at: nowMs(db) }).where('grant_id', '=', p.grantId),
 );
 
-/** Records a use of the grant now (the database's clock); false when there is no such grant. */
-export async function touchMcpGrant(db: Kysely<Database>, grantId: string): Promise<boolean> {
-  const { numAffectedRows } = await statementWithRetries(db, () => touchQuery.run(db, { grantId }));
+const touchUntilQuery = prepared((db, p: Placeholders<{ grantId: string; expiresAt: number }>) =>
+  db.updateTable('mcp_grants').set({ last_used_at: nowMs(db), expires_at: p.expiresAt }).where('grant_id', '=', p.grantId),
+);
+
+/**
+ * Records a use of the grant now (the database's clock), and moves its end to `expiresAt`
+ * when given (a grant ends once unused for a while); false when there is no such grant.
+ */
+export async function touchMcpGrant(db: Kysely<Database>, grantId: string, expiresAt?: number): Promise<boolean> {
+  const { numAffectedRows } = await statementWithRetries(db, () =>
+    expiresAt === undefined ? touchQuery.run(db, { grantId }) : touchUntilQuery.run(db, { grantId, expiresAt }),
+  );
   return Number(numAffectedRows ?? 0) === 1;
 }
 
