@@ -40,6 +40,10 @@ export interface Config {
   OAUTH_SIGN_IN_RATE_LIMIT_MAX: number;
   /** tests only: a client ID metadata document may be fetched from 127.0.0.1 (refused under NODE_ENV=production) */
   OAUTH_CIMD_ALLOW_LOOPBACK: boolean;
+  /** a company's OpenID provider the sign-in page sends people to (auth/upstream.ts); with its client's id and secret, or none of the three */
+  OAUTH_UPSTREAM_ISSUER?: string;
+  OAUTH_UPSTREAM_CLIENT_ID?: string;
+  OAUTH_UPSTREAM_CLIENT_SECRET?: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'json' | 'pretty';
   DEMO_DATA: boolean;
@@ -103,6 +107,10 @@ const schema = {
     OAUTH_REGISTRATION_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
     OAUTH_SIGN_IN_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 10 },
     OAUTH_CIMD_ALLOW_LOOPBACK: { type: 'boolean', default: false },
+    // Signing in with a company's OpenID provider instead of sign-in tokens: all three, or none.
+    OAUTH_UPSTREAM_ISSUER: { type: 'string', pattern: '^https?://[^\\s?#]+$' },
+    OAUTH_UPSTREAM_CLIENT_ID: { type: 'string', minLength: 1 },
+    OAUTH_UPSTREAM_CLIENT_SECRET: { type: 'string', minLength: 1 },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -185,11 +193,27 @@ export function loadConfig(
   if (config.OAUTH_CIMD_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
     throw new ConfigError('Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK is for tests: it lets a client ID metadata document point at this machine, which production refuses');
   }
+  checkUpstream(config);
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
   const trustProxy = parseTrustProxy(String(config.TRUST_PROXY));
   if (trustProxy instanceof Error) throw new ConfigError(`Invalid configuration: TRUST_PROXY: ${trustProxy.message}`);
   return { ...config, TRUST_PROXY: trustProxy };
+}
+
+/** Throws unless the OAUTH_UPSTREAM_* variables are set all three or none, the issuer https (http on a loopback host alone). */
+function checkUpstream(config: Config): void {
+  const keys = ['OAUTH_UPSTREAM_ISSUER', 'OAUTH_UPSTREAM_CLIENT_ID', 'OAUTH_UPSTREAM_CLIENT_SECRET'] as const;
+  const missing = keys.filter((key) => !config[key]);
+  if (missing.length > 0 && missing.length < keys.length) throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} missing: ${keys.join(', ')} are set together or not at all`);
+  const issuer = missing.length === 0 ? new URL(config.OAUTH_UPSTREAM_ISSUER!) : undefined;
+  if (issuer && issuer.protocol !== 'https:' && !isLoopbackHost(issuer.hostname)) throw new ConfigError('Invalid configuration: OAUTH_UPSTREAM_ISSUER must be https (http on a loopback host alone)');
+}
+
+/** localhost, or a loopback address (127.0.0.0/8, [::1]). */
+export function isLoopbackHost(hostname: string): boolean {
+  const address = hostname.replace(/^\[|\]$/g, '');
+  return hostname === 'localhost' || (ipaddr.isValid(address) && ipaddr.parse(address).range() === 'loopback');
 }
 
 /** The names of address ranges Fastify's trustProxy (proxy-addr) accepts besides addresses. */

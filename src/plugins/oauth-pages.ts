@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { INTERACTION_PATH, MCP_PATH } from '../auth/oauth-server.js';
+import { resolveOauthSecret, seal, unseal } from '../auth/oauth-keys.js';
+import { grantEnd, INTERACTION_PATH, MCP_PATH } from '../auth/oauth-server.js';
 import { verifySignInToken } from '../auth/sign-in.js';
+import { finishUpstream, startUpstream, UPSTREAM_CALLBACK_PATH, upstreamConfigured, type UpstreamChecks } from '../auth/upstream.js';
 import { OAUTH_SCOPES, type OauthScope } from '../domain/caller.js';
 import { operations } from '../contract/operations.js';
 import { consentPage, pageHeaders, refusalPage, signInPage } from '../http/oauth-pages.js';
@@ -10,6 +12,9 @@ import { insertMcpGrant } from '../store/repositories/mcp-grants.js';
 import { consumeOauthPayload, oauthAdapter } from '../store/repositories/oauth.js';
 
 const NONCE_COOKIE = 'oauth_nonce';
+/** The checks of a sign-in sent to the company's OpenID provider, sealed, sent back to its callback alone. */
+const UPSTREAM_COOKIE = 'oauth_upstream';
+const UPSTREAM_SEAL = 'oauth-upstream-sign-in';
 
 /** The scopes a person's roles can use: a scope that admits no operation their roles may call is not granted. */
 function usableScopes(roles: readonly string[]): OauthScope[] {
@@ -32,9 +37,12 @@ function cookie(request: FastifyRequest, name: string): string | undefined {
  * The sign-in and consent pages of the authorization server (plugins/oauth.ts): each form is
  * bound to the browser by a nonce in an HttpOnly cookie, for one authorization, and a refusal
  * is shown on the page. A sign-in token works once, on any node; a grant is one client,
- * person and company, with the scopes asked for that the person's roles can use.
+ * person and company, with the scopes asked for that the person's roles can use. With
+ * OAUTH_UPSTREAM_*, the login goes to the company's OpenID provider instead (auth/upstream.ts),
+ * and its answer, on any node, finishes the login as a sign-in token does.
  */
-export async function oauthPages(app: FastifyInstance, Adapter: ReturnType<typeof oauthAdapter>): Promise<void> {
+export async function oauthPages(app: FastifyInstance, Adapter: ReturnType<typeof oauthAdapter>, secret = resolveOauthSecret(app.config)): Promise<void> {
+  const upstream = upstreamConfigured(app.config);
   const signIns = app.config.OAUTH_SIGN_IN_RATE_LIMIT_MAX;
   const failures = signIns > 0 ? app.rateLimit({ max: signIns, timeWindow: app.config.RATE_LIMIT_WINDOW_MS, groupId: 'oauth-sign-in' }) : undefined;
   // The pages: forms posted as application/x-www-form-urlencoded.
@@ -62,9 +70,24 @@ await app.register(async (pages) => {
     const finish = async (request: FastifyRequest, reply: FastifyReply, provider: Provider, result: Record<string, unknown>) =>
       reply.redirect(await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: true }), 303);
 
+    /** The login prompt, with OAUTH_UPSTREAM_*: to the company's OpenID provider, its checks sealed in a cookie for the callback. */
+    const toUpstream = async (reply: FastifyReply, issuer: string, uid: string) => {
+      let started;
+      try {
+        started = await startUpstream(app.config, `${issuer}${UPSTREAM_CALLBACK_PATH}`);
+      } catch (err) {
+        app.log.warn({ reason: (err as Error).message }, 'the OpenID provider of OAUTH_UPSTREAM_ISSUER cannot be reached');
+        return send(reply, refusalPage('Your organisation’s sign-in cannot be reached just now. Try again in a minute.'), [], 502);
+      }
+      const sealed = await seal(secret, UPSTREAM_SEAL, JSON.stringify({ uid, ...started.checks, expiresAt: Date.now() + UPSTREAM_MS }));
+      reply.header('set-cookie', `${UPSTREAM_COOKIE}=${sealed}; Path=${UPSTREAM_CALLBACK_PATH}; HttpOnly; SameSite=Lax; Max-Age=${UPSTREAM_MS / 1000}${issuer.startsWith('https:') ? '; Secure' : ''}`);
+      return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(started.url.href, 303);
+    };
+
     pages.get(`${INTERACTION_PATH}/:uid`, { config }, async (request, reply) => {
       const found = await interaction(request, reply);
       if (!found) return expired(reply);
+      if (upstream && found.details.prompt.name === 'login') return toUpstream(reply, found.issuer, found.details.uid);
       const nonce = randomBytes(24).toString('base64url');
       reply.header('set-cookie', `${NONCE_COOKIE}=${nonce}; Path=${INTERACTION_PATH}/${found.details.uid}; HttpOnly; SameSite=Lax; Max-Age=600${found.issuer.startsWith('https:') ? '; Secure' : ''}`);
       const action = `${INTERACTION_PATH}/${found.details.uid}`;
@@ -90,6 +113,7 @@ await app.register(async (pages) => {
     pages.post<{ Body: Record<string, string> }>(`${INTERACTION_PATH}/:uid/sign-in`, { config }, async (request, reply) => {
       const found = await interaction(request, reply);
       if (!found || found.details.prompt.name !== 'login') return expired(reply);
+      if (upstream) return send(reply, refusalPage('This server signs people in with their organisation’s sign-in, not with sign-in tokens.'), [], 403);
       if (!request.body?.nonce || cookie(request, NONCE_COOKIE) !== request.body.nonce) {
         return send(reply, refusalPage('This form was not sent by the page this browser was given. Start again from the assistant.'), [], 403);
       }
@@ -108,6 +132,27 @@ await app.register(async (pages) => {
       await tokens.upsert(signedIn.jti, { jti: signedIn.jti }, Math.max(1, Math.ceil((signedIn.expiresAt - Date.now()) / 1000)));
       if (!(await consumeOauthPayload(app.store.db, 'SignInToken', signedIn.jti))) return again('This sign-in token was used already. Make a new one.');
       return finish(request, reply, found.provider, { login: { accountId: signedIn.sub }, signIn: { companyId: signedIn.companyId, roles: signedIn.roles } });
+    });
+
+    // The provider's answer: on any node (the checks travel sealed); the login finishes as a sign-in token's does.
+    pages.get(UPSTREAM_CALLBACK_PATH, { config }, async (request, reply) => {
+      const server = upstream ? await app.authorizationServer!(request) : undefined;
+      if (!server) return send(reply, refusalPage('This server does not sign in with an organisation’s OpenID provider.'), [], 404);
+      const sealed = cookie(request, UPSTREAM_COOKIE);
+      // The checks serve once: whatever this answer was, the cookie goes.
+      reply.header('set-cookie', `${UPSTREAM_COOKIE}=; Path=${UPSTREAM_CALLBACK_PATH}; HttpOnly; SameSite=Lax; Max-Age=0`);
+      const pending = sealed ? upstreamChecks(await unseal(secret, UPSTREAM_SEAL, sealed)) : undefined;
+      const found = pending && (await server.provider.Interaction.find(pending.uid));
+      if (!pending || !found || found.prompt.name !== 'login') return expired(reply);
+      const query = request.url.indexOf('?') >= 0 ? request.url.slice(request.url.indexOf('?')) : '';
+      const signedIn = await finishUpstream(app.config, new URL(`${server.issuer}${UPSTREAM_CALLBACK_PATH}${query}`), pending);
+      if ('refusal' in signedIn) {
+        app.log.info({ status: signedIn.status, reason: signedIn.detail ?? signedIn.refusal }, 'a sign-in with the OpenID provider of OAUTH_UPSTREAM_ISSUER was refused');
+        return send(reply, refusalPage(signedIn.refusal), [], signedIn.status);
+      }
+      found.result = { ...found.lastSubmission, login: { accountId: signedIn.sub }, signIn: { companyId: signedIn.companyId, roles: signedIn.roles } };
+      await found.save(found.exp - Math.floor(Date.now() / 1000));
+      return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(found.returnTo, 303);
     });
 
     pages.post<{ Body: Record<string, string> }>(`${INTERACTION_PATH}/:uid/consent`, { config }, async (request, reply) => {
@@ -139,11 +184,26 @@ await app.register(async (pages) => {
         scopes,
         roles: signedIn.roles,
         createdAt: now,
-        expiresAt: now + app.config.OAUTH_GRANT_MAX_DAYS * 86_400_000,
+        expiresAt: grantEnd(app.config, now, now),
       });
       return finish(request, reply, found.provider, { consent: { grantId } });
     });
   });
+}
+
+/** How long a sign-in sent to the company's OpenID provider may take: the interaction's own 10 minutes. */
+const UPSTREAM_MS = 600_000;
+
+/** The sealed checks of a sign-in sent upstream, while they hold. */
+function upstreamChecks(text: string | undefined): (UpstreamChecks & { uid: string }) | undefined {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text ?? 'null') as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const strings = value && ['uid', 'state', 'nonce', 'verifier'].every((key) => typeof value[key] === 'string');
+  return strings && typeof value.expiresAt === 'number' && value.expiresAt > Date.now() ? (value as unknown as UpstreamChecks & { uid: string }) : undefined;
 }
 
 /** The scopes asked for (none: both) that the person's roles can use. */

@@ -167,7 +167,7 @@ export const oauthPlugin = fp(
       raw.route({ method: ['GET', 'POST'], url: OAUTH_ROUTES.authorization, config, handler });
       raw.route({ method: ['GET', 'POST'], url: `${OAUTH_ROUTES.authorization}/:uid`, config, handler });
     });
-    await oauthPages(app, adapter);
+    await oauthPages(app, adapter, secret);
 
     // What has expired (codes, sessions, refresh tokens, grants) goes in bounded batches, on every node.
     let sweeping: Promise<unknown> = Promise.resolve();
