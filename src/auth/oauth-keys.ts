@@ -1,10 +1,10 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { calculateJwkThumbprint, compactDecrypt, CompactEncrypt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import { ConfigError, type Config } from '../config.js';
 import { parseDatabaseUrl } from '../store/db.js';
+import { secretBeside } from './secret.js';
 import {
   deleteOauthKeysBefore,
   insertOauthKey,
@@ -36,23 +36,7 @@ export function resolveOauthSecret(config: Pick<Config, 'OAUTH_SECRET' | 'DATABA
     );
   }
   if (location.kind === 'memory') return processSecret;
-  const secretFile = generatedOauthSecretFile(location.path);
-  try {
-    const existing = readFileSync(secretFile, 'utf8').trim();
-    if (existing.length >= 16) return existing;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  mkdirSync(dirname(secretFile), { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    writeFileSync(secretFile, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch (err) {
-    // Another process wrote it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(secretFile, 'utf8').trim();
-    throw err;
-  }
+  return secretBeside(generatedOauthSecretFile(location.path));
 }
 
 /** Where the OAuth secret generated for an SQLite database file is kept: beside it. */

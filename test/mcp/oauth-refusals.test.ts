@@ -8,38 +8,12 @@ import { mintToken } from '../../src/auth/token.js';
 import { COMPANY_A } from '../fixtures.js';
 import { buildTestApp, type TestApp } from '../helper.js';
 import { TEST_SECRET, WRITE } from '../requests.js';
+import { action, Browser, field, form } from './oauth-client.js';
 
 // What the authorization server refuses (docs/decisions.md, "Assistants sign in with OAuth"),
 // each over real HTTP against a listening node: the error OAuth names, and nothing issued.
 
 const CALLBACK = 'http://127.0.0.1:1/callback';
-
-/** A browser without JavaScript: follows redirects by hand, keeps cookies, posts forms. */
-class Browser {
-  cookies = new Map<string, string>();
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as object), cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const line of response.headers.getSetCookie()) {
-      const [name, ...value] = line.split(';')[0].split('=');
-      this.cookies.set(name.trim(), value.join('='));
-    }
-    return response;
-  }
-  /** Follows redirects from `url` until a page or a redirect off `origin`. */
-  async follow(url: string, origin: string, init?: RequestInit): Promise<{ url: string; response: Response }> {
-    let response = await this.go(url, init);
-    while (response.status >= 300 && response.status < 400) {
-      url = new URL(response.headers.get('location')!, url).href;
-      if (new URL(url).origin !== origin) return { url, response };
-      response = await this.go(url);
-    }
-    return { url, response };
-  }
-}
-
-const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
-const action = (html: string) => /<form method="post" action="([^"]*)"/.exec(html)?.[1];
-const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
 
 async function listening(t: Tap, config: Record<string, unknown> = {}): Promise<{ api: TestApp; origin: string }> {
   const api = await buildTestApp(t, { config });
