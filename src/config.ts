@@ -27,20 +27,16 @@ export interface Config {
   AUTH_COMPANY_CLAIM: string;
   MCP_TOKEN_LIMIT: number;
   MCP_WINDOW_DAYS: number;
-  /** how assistants sign in at /mcp: the node's own authorization server (oauth), or bearer tokens alone */
+  /** the MCP server's authorization (docs/mcp.md, "Connecting an assistant"; docs/configuration.md says each) */
   MCP_AUTH: 'oauth' | 'bearer';
-  /** the node's canonical origin (docs/mcp.md, "Connecting an assistant"); unset, OAuth serves loopback hosts only */
   PUBLIC_URL?: string;
-  /** the key of what the authorization server keeps secret in the store (its signing and cookie keys) */
   OAUTH_SECRET?: string;
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: number;
   OAUTH_KEY_ROTATION_DAYS: number;
   OAUTH_GRANT_MAX_DAYS: number;
   OAUTH_REGISTRATION_RATE_LIMIT_MAX: number;
   OAUTH_SIGN_IN_RATE_LIMIT_MAX: number;
-  /** tests only: a client ID metadata document may be fetched from 127.0.0.1 (refused under NODE_ENV=production) */
   OAUTH_CIMD_ALLOW_LOOPBACK: boolean;
-  /** a company's OpenID provider the sign-in page sends people to (auth/upstream.ts); with its client's id and secret, or none of the three */
   OAUTH_UPSTREAM_ISSUER?: string;
   OAUTH_UPSTREAM_CLIENT_ID?: string;
   OAUTH_UPSTREAM_CLIENT_SECRET?: string;
@@ -107,7 +103,6 @@ const schema = {
     OAUTH_REGISTRATION_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
     OAUTH_SIGN_IN_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 10 },
     OAUTH_CIMD_ALLOW_LOOPBACK: { type: 'boolean', default: false },
-    // Signing in with a company's OpenID provider instead of sign-in tokens: all three, or none.
     OAUTH_UPSTREAM_ISSUER: { type: 'string', pattern: '^https?://[^\\s?#]+$' },
     OAUTH_UPSTREAM_CLIENT_ID: { type: 'string', minLength: 1 },
     OAUTH_UPSTREAM_CLIENT_SECRET: { type: 'string', minLength: 1 },
@@ -190,10 +185,7 @@ export function loadConfig(
   if (config.MAX_CONNECTIONS > 0 && config.MAX_CONNECTIONS < MIN_CONNECTION_CAP) {
     throw new ConfigError(`Invalid configuration: MAX_CONNECTIONS must be 0 (no cap) or at least ${MIN_CONNECTION_CAP}`);
   }
-  if (config.OAUTH_CIMD_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
-    throw new ConfigError('Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK is for tests: it lets a client ID metadata document point at this machine, which production refuses');
-  }
-  checkUpstream(config);
+  checkOauth(config);
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
   const trustProxy = parseTrustProxy(String(config.TRUST_PROXY));
@@ -201,8 +193,14 @@ export function loadConfig(
   return { ...config, TRUST_PROXY: trustProxy };
 }
 
-/** Throws unless the OAUTH_UPSTREAM_* variables are set all three or none, the issuer https (http on a loopback host alone). */
-function checkUpstream(config: Config): void {
+/** With an identity provider, AUTH_AUDIENCE (else /mcp takes its tokens for any application); no test switch in production; OAUTH_UPSTREAM_* all or none. */
+function checkOauth(config: Config): void {
+  if (config.MCP_AUTH === 'oauth' && config.AUTH_JWKS_URL && !config.AUTH_AUDIENCE) {
+    throw new ConfigError('Invalid configuration: AUTH_AUDIENCE is required with AUTH_JWKS_URL while MCP_AUTH is oauth (or set MCP_AUTH=bearer)');
+  }
+  if (config.OAUTH_CIMD_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK is for tests alone: production refuses it');
+  }
   const keys = ['OAUTH_UPSTREAM_ISSUER', 'OAUTH_UPSTREAM_CLIENT_ID', 'OAUTH_UPSTREAM_CLIENT_SECRET'] as const;
   const missing = keys.filter((key) => !config[key]);
   if (missing.length > 0 && missing.length < keys.length) throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} missing: ${keys.join(', ')} are set together or not at all`);

@@ -86,8 +86,13 @@ export const oauthPlugin = fp(
       }
       return server.provider;
     };
+    let warned = false;
     app.decorate('authorizationServer', async (request: FastifyRequest) => {
       const issuer = issuerOf(app.config, request);
+      if (issuer === undefined && !warned) {
+        warned = true;
+        request.log.warn('A request reached /mcp or the sign-in at a host that is not this machine, and PUBLIC_URL is not set: assistants can sign in only at localhost. Set PUBLIC_URL to the origin they reach.');
+      }
       return issuer === undefined ? undefined : { issuer, provider: await serverFor(issuer) };
     });
 

@@ -61,9 +61,9 @@ t.test(`the adapter stores, finds, replaces and destroys each model's records ($
   t.match(await sessions.findByUid('uid-3'), { accountId: 'sub-2' }, 'a save replaces the record');
   t.equal(await sessions.findByUid('uid-1'), undefined, 'and its uid');
 
-  await new Adapter('Client').upsert('client-1', { client_id: 'client-1', redirect_uris: ['http://127.0.0.1/cb'] });
-  t.equal((await payloadRow(store, 'Client', 'client-1'))?.expires_at, null, 'no expiresIn: never expires');
-  t.match(await new Adapter('Client').find('client-1'), { client_id: 'client-1' });
+  await new Adapter('Grant').upsert('grant-9', { accountId: 'sub-9' });
+  t.equal((await payloadRow(store, 'Grant', 'grant-9'))?.expires_at, null, 'no expiresIn: never expires');
+  t.match(await new Adapter('Grant').find('grant-9'), { accountId: 'sub-9' });
 
   await codes.destroy('code-1');
   t.equal(await codes.find('code-1'), undefined, 'destroyed');
@@ -300,4 +300,18 @@ t.test(`a code's, a refresh token's and a session's id are stored as their SHA-2
   t.notOk(ids.some(([model, id]) => model !== 'Grant' && (id as string).includes('the-credential')), 'no credential is kept as it was sent');
   t.ok(ids.some(([model, id]) => model === 'Grant' && id === 'grant-1'), "a grant's id is no credential");
   t.ok(await new Adapter('RefreshToken').find('the-credential'), 'found by the token itself');
+});
+
+t.test(`a registered client unused for 30 days goes: each use moves its end on (${engine})`, async (t) => {
+  const store = await testStore(t);
+  const clients = new (oauthAdapter(store))('Client');
+  await clients.upsert('client-1', { client_id: 'client-1' });
+  const end = async () => Number((await payloadRow(store, 'Client', 'client-1'))!.expires_at);
+  t.ok(Math.abs((await end()) - (Date.now() + 30 * DAY_MS)) < 60_000, 'kept 30 days from its registration');
+  await store.db.updateTable('oauth_payloads').set({ expires_at: Date.now() + 1000 }).where('model', '=', 'Client').execute();
+  t.ok(await clients.find('client-1'), 'used');
+  t.ok((await end()) > Date.now() + 29 * DAY_MS, '30 days from its use');
+  await store.db.updateTable('oauth_payloads').set({ expires_at: Date.now() - 1000 }).where('model', '=', 'Client').execute();
+  t.equal(await clients.find('client-1'), undefined, 'unused 30 days: gone');
+  t.equal(await sweepExpiredOauth(store, Date.now(), 10), 1, 'and swept');
 });

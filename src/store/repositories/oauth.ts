@@ -65,6 +65,13 @@ const consumeQuery = prepared((db, p: Placeholders<Key>) =>
   db.updateTable('oauth_payloads').set({ consumed_at: nowMs(db) }).where('model', '=', p.model).where('id', '=', p.id).where('consumed_at', 'is', null),
 );
 
+/** How long a registered client is kept unused. */
+export const CLIENT_UNUSED_MS = 30 * 86_400_000;
+
+const keepClientQuery = prepared((db, p: Placeholders<{ id: string; ttlMs: number }>) =>
+  db.updateTable('oauth_payloads').set({ expires_at: sql<number>`${nowMs(db)} + cast(${p.ttlMs} as bigint)` }).where('model', '=', 'Client').where('id', '=', p.id),
+);
+
 const destroyQuery = prepared((db, p: Placeholders<Key>) =>
   db.deleteFrom('oauth_payloads').where('model', '=', p.model).where('id', '=', p.id),
 );
@@ -119,14 +126,17 @@ export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructo
         payload: JSON.stringify(rest),
         grantId: payload.grantId ?? null,
         uid: payload.uid ?? null,
-        ttlMs: typeof expiresIn === 'number' ? Math.round(expiresIn * 1000) : null,
+        ttlMs: typeof expiresIn === 'number' ? Math.round(expiresIn * 1000) : this.model === 'Client' ? CLIENT_UNUSED_MS : null,
         consumedAt: !consumed ? null : typeof consumed === 'number' ? consumed * 1000 : Date.now(),
       };
       await statementWithRetries(db, () => upsertQuery.run(db, values));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return payloadOf(await findQuery.takeFirst(db, { model: this.model, id: storedId(this.model, id) }));
+      const found = payloadOf(await findQuery.takeFirst(db, { model: this.model, id: storedId(this.model, id) }));
+      // A registered client unused for CLIENT_UNUSED_MS goes: each use moves its end on.
+      if (found && this.model === 'Client') await statementWithRetries(db, () => keepClientQuery.run(db, { id, ttlMs: CLIENT_UNUSED_MS }));
+      return found;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
