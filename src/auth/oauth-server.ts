@@ -1,4 +1,5 @@
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { JWK } from 'jose';
 import type { Config } from '../config.js';
 import { OAUTH_SCOPES } from '../domain/caller.js';
@@ -44,7 +45,14 @@ export interface AuthorizationServerOptions {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
+/**
+ * oidc-provider, loaded by the first OAuth request: a node no assistant signs in to never holds
+ * it (and, on Node 20, never prints its notice that the runtime is past its support).
+ */
+let library: Promise<typeof import('oidc-provider')> | undefined;
+
+export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
+  const { default: OidcProvider, errors } = await (library ??= import('oidc-provider'));
   const { issuer, config } = options;
   const resource = `${issuer}${MCP_PATH}`;
   const configuration: Configuration = {
@@ -124,7 +132,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       ctx.body = options.errorPage(String(out.error_description ?? out.error));
     },
   };
-  const provider = new Provider(issuer, configuration);
+  const provider = new OidcProvider(issuer, configuration);
   provider.use(async (ctx, next) => {
     await next();
     const params = ctx.oidc?.body as Record<string, unknown> | undefined;

@@ -62,7 +62,7 @@ export const oauthPlugin = fp(
       return keyring.keys;
     };
     // One provider per issuer and key set: a new generation makes a new provider.
-    const servers = new Map<string, { ring: OauthKeys; provider: Provider }>();
+    const servers = new Map<string, { ring: OauthKeys; provider: Promise<Provider> }>();
     const serverFor = async (issuer: string) => {
       const ring = await keys();
       let server = servers.get(issuer);
