@@ -1,16 +1,19 @@
-// `npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]`
-// Prints one bearer token, signed for the configured server, and nothing else on stdout:
+// `npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h] [--sign-in]`
+// Prints one bearer token, signed for the configured server, and nothing else on stdout (with
+// --sign-in, a sign-in token to paste into the page where an assistant signs in: it lasts 10
+// minutes and works once; src/auth/sign-in.ts):
 // with AUTH_JWT_SECRET when set (required on PostgreSQL), else the secret kept beside the
 // SQLite database (src/auth/secret.ts). `--silent` keeps npm's own "> script" banner off
 // stdout, so that `T=$(npm run --silent token -- …)` holds the token alone.
 import { parseArgs } from 'node:util';
 import { resolveJwtSecret } from '../src/auth/secret.js';
+import { mintSignInToken } from '../src/auth/sign-in.js';
 import { mintToken } from '../src/auth/token.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const guid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const usage = 'usage: npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h]';
+const usage = 'usage: npm run --silent token -- --company <guid> --role <role> [--role <role>…] [--sub <id>] [--expires-in 1h] [--sign-in]';
 
 function fail(message: string): never {
   console.error(message);
@@ -38,6 +41,7 @@ try {
       role: { type: 'string', multiple: true },
       sub: { type: 'string' },
       'expires-in': { type: 'string' },
+      'sign-in': { type: 'boolean' },
     },
     strict: true,
   });
@@ -48,7 +52,9 @@ try {
   }
   const config = loadConfig();
   if (config.AUTH_JWKS_URL) fail('The server verifies identity-provider tokens (AUTH_JWKS_URL); get a token from the provider.');
-  const token = await mintToken(resolveJwtSecret(config), {
+  if (values['sign-in'] && values['expires-in']) fail('--sign-in makes a token that lasts 10 minutes: leave out --expires-in');
+  const mint = values['sign-in'] ? mintSignInToken : mintToken;
+  const token = await mint(resolveJwtSecret(config), {
     companyId: values.company.toLowerCase(),
     roles: values.role ?? [],
     sub: values.sub,

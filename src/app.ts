@@ -12,6 +12,7 @@ import { MAX_PATH_PARAMETER } from './contract/errors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { formatsPlugin, operationsPlugin, routeHooksPlugin } from './plugins/routes.js';
 import { mcpPlugin } from './plugins/mcp.js';
+import { oauthPlugin } from './plugins/oauth.js';
 import { loadPlugin } from './plugins/load.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { probesPlugin } from './plugins/probes.js';
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(docsPlugin);
   await app.register(webhooksPlugin, { resolve: options.resolveHost });
   await app.register(executorPlugin);
+  await app.register(oauthPlugin);
   await app.register(mcpPlugin);
   await app.register(operationsPlugin);
   return app;

@@ -27,6 +27,19 @@ export interface Config {
   AUTH_COMPANY_CLAIM: string;
   MCP_TOKEN_LIMIT: number;
   MCP_WINDOW_DAYS: number;
+  /** the MCP server's authorization (docs/mcp.md, "Connecting an assistant"; docs/configuration.md says each) */
+  MCP_AUTH: 'oauth' | 'bearer';
+  PUBLIC_URL?: string;
+  OAUTH_SECRET?: string;
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: number;
+  OAUTH_KEY_ROTATION_DAYS: number;
+  OAUTH_GRANT_MAX_DAYS: number;
+  OAUTH_REGISTRATION_RATE_LIMIT_MAX: number;
+  OAUTH_SIGN_IN_RATE_LIMIT_MAX: number;
+  OAUTH_CIMD_ALLOW_LOOPBACK: boolean;
+  OAUTH_UPSTREAM_ISSUER?: string;
+  OAUTH_UPSTREAM_CLIENT_ID?: string;
+  OAUTH_UPSTREAM_CLIENT_SECRET?: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'json' | 'pretty';
   DEMO_DATA: boolean;
@@ -80,6 +93,19 @@ const schema = {
     AUTH_COMPANY_CLAIM: { type: 'string', minLength: 1, default: 'company_id' },
     MCP_TOKEN_LIMIT: { type: 'integer', minimum: 0, maximum: 2147483647, default: 1000000 },
     MCP_WINDOW_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 30 },
+    // The MCP server's authorization (docs/decisions.md, "Assistants sign in with OAuth").
+    MCP_AUTH: { type: 'string', enum: ['oauth', 'bearer'], default: 'oauth' },
+    PUBLIC_URL: { type: 'string', pattern: '^https?://[^/\\s?#]+$' },
+    OAUTH_SECRET: { type: 'string', minLength: 16 },
+    OAUTH_ACCESS_TOKEN_TTL_SECONDS: { type: 'integer', minimum: 60, maximum: 86400, default: 3600 },
+    OAUTH_KEY_ROTATION_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 90 },
+    OAUTH_GRANT_MAX_DAYS: { type: 'integer', minimum: 1, maximum: 3650, default: 90 },
+    OAUTH_REGISTRATION_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 30 },
+    OAUTH_SIGN_IN_RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 10 },
+    OAUTH_CIMD_ALLOW_LOOPBACK: { type: 'boolean', default: false },
+    OAUTH_UPSTREAM_ISSUER: { type: 'string', pattern: '^https?://[^\\s?#]+$' },
+    OAUTH_UPSTREAM_CLIENT_ID: { type: 'string', minLength: 1 },
+    OAUTH_UPSTREAM_CLIENT_SECRET: { type: 'string', minLength: 1 },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -159,11 +185,33 @@ export function loadConfig(
   if (config.MAX_CONNECTIONS > 0 && config.MAX_CONNECTIONS < MIN_CONNECTION_CAP) {
     throw new ConfigError(`Invalid configuration: MAX_CONNECTIONS must be 0 (no cap) or at least ${MIN_CONNECTION_CAP}`);
   }
+  checkOauth(config);
   const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   if (typeof schedule === 'string') throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE: ${schedule}`);
   const trustProxy = parseTrustProxy(String(config.TRUST_PROXY));
   if (trustProxy instanceof Error) throw new ConfigError(`Invalid configuration: TRUST_PROXY: ${trustProxy.message}`);
   return { ...config, TRUST_PROXY: trustProxy };
+}
+
+/** With an identity provider, AUTH_AUDIENCE (else /mcp takes its tokens for any application); no test switch in production; OAUTH_UPSTREAM_* all or none. */
+function checkOauth(config: Config): void {
+  if (config.MCP_AUTH === 'oauth' && config.AUTH_JWKS_URL && !config.AUTH_AUDIENCE) {
+    throw new ConfigError('Invalid configuration: AUTH_AUDIENCE is required with AUTH_JWKS_URL while MCP_AUTH is oauth (or set MCP_AUTH=bearer)');
+  }
+  if (config.OAUTH_CIMD_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK is for tests alone: production refuses it');
+  }
+  const keys = ['OAUTH_UPSTREAM_ISSUER', 'OAUTH_UPSTREAM_CLIENT_ID', 'OAUTH_UPSTREAM_CLIENT_SECRET'] as const;
+  const missing = keys.filter((key) => !config[key]);
+  if (missing.length > 0 && missing.length < keys.length) throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} missing: ${keys.join(', ')} are set together or not at all`);
+  const issuer = missing.length === 0 ? new URL(config.OAUTH_UPSTREAM_ISSUER!) : undefined;
+  if (issuer && issuer.protocol !== 'https:' && !isLoopbackHost(issuer.hostname)) throw new ConfigError('Invalid configuration: OAUTH_UPSTREAM_ISSUER must be https (http on a loopback host alone)');
+}
+
+/** localhost, or a loopback address (127.0.0.0/8, [::1]). */
+export function isLoopbackHost(hostname: string): boolean {
+  const address = hostname.replace(/^\[|\]$/g, '');
+  return hostname === 'localhost' || (ipaddr.isValid(address) && ipaddr.parse(address).range() === 'loopback');
 }
 
 /** The names of address ranges Fastify's trustProxy (proxy-addr) accepts besides addresses. */

@@ -30,6 +30,8 @@ export interface OperationInfo {
   strictRateLimit: boolean;
   /** true when the operation also speaks CSV (`x-csv`): its answers on request, and its body */
   csv: boolean;
+  /** true when the operation is a tool of the MCP server (it is not marked `x-mcp: false`) */
+  mcp: boolean;
   /** HTTP statuses the operation declares */
   statuses: Set<number>;
   /** the dereferenced JSON schema of the 200 response */
@@ -85,6 +87,7 @@ function loadContract(): ContractOperations {
         anyCompany: op['x-any-company'] === true,
         strictRateLimit: op['x-rate-limit'] === 'strict',
         csv: op['x-csv'] === true,
+        mcp: op['x-mcp'] !== false,
         statuses: new Set(
           Object.keys(responses)
             .filter((code) => /^\d{3}$/.test(code))

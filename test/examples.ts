@@ -150,6 +150,17 @@ const catalogue = {
   WebhookEndpointMessageQuery: {
     default: { path: { Id: 'wh_bookings' }, query: { CompanyId: A, Status: 'Pending', Take: 10 } },
   },
+  McpGrantQuery: {
+    /** The demo data holds no grant (assistants make them by signing in): an empty page. */
+    default: { query: { CompanyId: A, Take: 10 } },
+    "another company's": { query: { CompanyId: A }, company: B, status: 403 },
+  },
+  DeleteMcpGrant: {
+    /** A grant the company does not hold; test/clients revokes one it made. */
+    unknown: { path: { Id: 'grant-unknown' }, query: { CompanyId: A }, status: 404 },
+    /** Revoking needs the write role. */
+    'read role': { path: { Id: 'grant-unknown' }, as: ['bookingsupplier-administrator-read'], status: 403 },
+  },
 } as const satisfies Record<string, Readonly<Record<string, Example>>>;
 
 /** Deeply writable: generated clients type lists as arrays, not readonly ones. */

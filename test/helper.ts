@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
     {
       DATABASE_URL: 'file::memory:',
       AUTH_JWT_SECRET: TEST_SECRET,
+      OAUTH_SECRET: TEST_SECRET,
       LOG_LEVEL: 'silent',
       DEMO_DATA: false,
       // Webhooks are recorded but not delivered unless a test is about deliveries: the test

@@ -5,6 +5,7 @@ import type { Caller } from '../domain/caller.js';
 import { unauthorized } from '../contract/errors.js';
 import { isGuid } from '../contract/string-formats.js';
 import { resolveJwtSecret } from './secret.js';
+import { SIGN_IN_AUDIENCE } from './token.js';
 
 export type Authenticate = (authorization: string | undefined) => Promise<Caller>;
 
@@ -43,11 +44,16 @@ export function createAuthenticator(config: Config): Authenticate {
     const known = verified.get(token);
     if (known) return known;
     let payload: JWTPayload;
+    let typ: string | undefined;
     try {
-      payload = jwks ? (await jwtVerify(token, jwks, options)).payload : (await jwtVerify(token, secret!, options)).payload;
+      ({ payload, protectedHeader: { typ } } = jwks ? await jwtVerify(token, jwks, options) : await jwtVerify(token, secret!, options));
     } catch {
       throw unauthorized('The bearer token is invalid or expired.');
     }
+    // An OAuth access token (RFC 9068) is for /mcp alone, and only its issuer's keys make one.
+    if (typ?.toLowerCase() === 'at+jwt' || typ?.toLowerCase() === 'application/at+jwt') throw unauthorized('An OAuth access token is not an API bearer token.');
+    // A sign-in token is for the sign-in page alone (sign-in.ts).
+    if ([payload.aud].flat().includes(SIGN_IN_AUDIENCE)) throw unauthorized('A sign-in token is not a bearer token.');
     const caller = callerOf(payload, config);
     verified.set(token, caller, payload.exp! * 1000);
     return caller;
@@ -55,7 +61,7 @@ export function createAuthenticator(config: Config): Authenticate {
 }
 
 /** The caller a verified token's claims describe. */
-function callerOf(payload: JWTPayload, config: Config): Caller {
+export function callerOf(payload: JWTPayload, config: Config): Caller {
   const roles = claim(payload, config.AUTH_ROLES_CLAIM);
   const company = claim(payload, config.AUTH_COMPANY_CLAIM);
   return {

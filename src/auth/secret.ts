@@ -33,21 +33,28 @@ export function resolveJwtSecret(config: Config): string {
   const location = parseDatabaseUrl(config.DATABASE_URL);
   if (location.kind === 'postgres') throw missingSecret();
   if (location.kind === 'memory') return processSecret;
-  const secretFile = generatedSecretFile(location.path);
+  return secretBeside(generatedSecretFile(location.path));
+}
+
+/**
+ * A secret kept in `file` (mode 0600), made there on first use: 32 random bytes. Of two
+ * processes that make it at once, the first write stays and both use it.
+ */
+export function secretBeside(file: string): string {
   try {
-    const existing = readFileSync(secretFile, 'utf8').trim();
+    const existing = readFileSync(file, 'utf8').trim();
     if (existing.length >= 16) return existing;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dirname(secretFile), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(32).toString('base64url');
   try {
-    writeFileSync(secretFile, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     return secret;
   } catch (err) {
     // Another process wrote it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(secretFile, 'utf8').trim();
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
     throw err;
   }
 }

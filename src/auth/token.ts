@@ -1,5 +1,8 @@
 import { SignJWT } from 'jose';
 
+/** The `aud` of a sign-in token (sign-in.ts), which no API call accepts. */
+export const SIGN_IN_AUDIENCE = 'urn:booking-admin:mcp-sign-in';
+
 export interface TokenRequest {
   companyId: string;
   roles: string[];
@@ -8,6 +11,10 @@ export interface TokenRequest {
   expiresIn?: string;
   companyClaim?: string;
   rolesClaim?: string;
+  /** the token's `aud`; a sign-in token's is SIGN_IN_AUDIENCE (sign-in.ts) */
+  audience?: string;
+  /** the token's `jti`, which a sign-in token needs to be used once */
+  jwtId?: string;
 }
 
 /** Mints an HS256 token the server accepts (used by `npm run token` and tests). */
@@ -15,12 +22,14 @@ export async function mintToken(secret: string, request: TokenRequest): Promise<
   const claims: Record<string, unknown> = {};
   setPath(claims, request.companyClaim ?? 'company_id', request.companyId);
   setPath(claims, request.rolesClaim ?? 'roles', request.roles);
-  return new SignJWT(claims)
+  const token = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(request.sub ?? 'admin')
     .setIssuedAt()
-    .setExpirationTime(request.expiresIn ?? '1h')
-    .sign(new TextEncoder().encode(secret));
+    .setExpirationTime(request.expiresIn ?? '1h');
+  if (request.audience) token.setAudience(request.audience);
+  if (request.jwtId) token.setJti(request.jwtId);
+  return token.sign(new TextEncoder().encode(secret));
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {

@@ -1,3 +1,4 @@
+import { scopeOf, type OauthScope } from '../domain/caller.js';
 import { contract } from './contract.js';
 import type { JsonSchema } from './coercion.js';
 import type { OperationId, Schemas } from './types.js';
@@ -27,6 +28,8 @@ export interface OperationFacts {
   actsOnCompany: boolean;
   /** which rate limit counts a call: the caller's tighter one (`x-rate-limit: strict`) or the address's */
   rateLimit: 'strict' | 'address';
+  /** the OAuth scope a token needs for it (domain/caller.ts, scopeOf) */
+  scope: OauthScope;
   /** a write that takes an Idempotency-Key (its header parameter): it runs once per company and key */
   keyed: boolean;
   /** the webhook events a successful call records (`x-webhook-events`); the first unless the handler names another */
@@ -138,6 +141,7 @@ function factsOf(document: Document, method: string, path: string, item: Documen
     declares403: Object.hasOwn(operation.responses ?? {}, '403'),
     actsOnCompany: Boolean(query?.properties?.CompanyId ?? body?.properties?.CompanyId),
     rateLimit: operation['x-rate-limit'] === 'strict' ? 'strict' : 'address',
+    scope: scopeOf(method),
     keyed: parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
     events: operation['x-webhook-events'] ?? [],
     csv,

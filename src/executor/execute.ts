@@ -230,6 +230,8 @@ export function authorize(facts: OperationFacts, caller: Caller | undefined, que
   const refuse = () => (facts.declares403 ? forbidden() : unauthorized('The caller is not allowed to perform this operation.'));
   if (facts.authenticated && !caller) throw unauthorized();
   if (caller && facts.roles.length > 0 && !facts.roles.some((role) => caller.roles.has(role))) throw refuse();
+  // An OAuth token's scopes narrow its roles (checked inline: this runs on every call).
+  if (caller?.scopes && !caller.scopes.has(facts.scope)) throw refuse();
   if (!facts.actsOnCompany) return undefined;
   const asked = [companyIn(query), companyIn(body)].filter((c) => c !== undefined);
   if (caller && !facts.anyCompany && !caller.roles.has(SUPERADMIN)) {

@@ -163,6 +163,21 @@ export interface IdempotencyKeys {
   status: number | null;
 }
 
+export interface McpGrants {
+  client_id: string;
+  client_name: string | null;
+  client_origin: string;
+  company_id: string;
+  created_at: number;
+  expires_at: number;
+  grant_id: string;
+  last_used_at: number | null;
+  roles: string;
+  scopes: string;
+  sub: string;
+  tokens_used: Generated<number>;
+}
+
 export interface McpUsage {
   at: IsoDate;
   company_id: string;
@@ -206,6 +221,23 @@ export interface MessageTypes {
 export interface MigrationKinds {
   kind: string;
   name: string;
+}
+
+export interface OauthKeys {
+  created_at: number;
+  generation: number;
+  key: string;
+  kind: string;
+}
+
+export interface OauthPayloads {
+  consumed_at: number | null;
+  expires_at: number | null;
+  grant_id: string | null;
+  id: string;
+  model: string;
+  payload: string;
+  uid: string | null;
 }
 
 export interface PaymentLogs {
@@ -434,12 +466,15 @@ export interface DB {
   customer_tags: CustomerTags;
   customers: Customers;
   idempotency_keys: IdempotencyKeys;
+  mcp_grants: McpGrants;
   mcp_usage: McpUsage;
   mcp_usage_daily: McpUsageDaily;
   message_template_services: MessageTemplateServices;
   message_templates: MessageTemplates;
   message_types: MessageTypes;
   migration_kinds: MigrationKinds;
+  oauth_keys: OauthKeys;
+  oauth_payloads: OauthPayloads;
   payment_logs: PaymentLogs;
   printouts: Printouts;
   rebate_code_customers: RebateCodeCustomers;

@@ -342,6 +342,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assistant/mcp/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the access assistants hold to the company through the MCP server
+         * @description An extension of this API (`x-extension: true`). Lists the company's grants at the MCP
+         *     server, newest first. A grant is the access that one person gave one assistant (an
+         *     OAuth client) to the company by signing it in: the client and where it came from, the
+         *     person (`Sub`), the scopes allowed, when the grant was made, last used and ends, and
+         *     the MCP tokens metered to the calls made under it. A grant that has ended is not
+         *     listed. Paged with `Skip` and `Take`; `Total` counts every grant listed.
+         *
+         *     For the company's administrators. It is no tool of the MCP server (`x-mcp: false`):
+         *     an assistant neither sees nor revokes grants.
+         */
+        get: operations["McpGrantQuery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assistant/mcp/grants/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an assistant's access to the company
+         * @description An extension of this API (`x-extension: true`). Deletes the grant and everything the
+         *     authorization server keeps of it (its refresh tokens and authorization codes), at
+         *     once: its access tokens are refused from the next call on, and the assistant must be
+         *     signed in again. Answers the grant as it was. A grant of another company, one that has
+         *     ended, or an unknown id answers 404 (`NotFound`).
+         *
+         *     For the company's administrators who may write. It is no tool of the MCP server
+         *     (`x-mcp: false`): an assistant cannot revoke a grant.
+         */
+        delete: operations["DeleteMcpGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/endpoints/{Id}": {
         parameters: {
             query?: never;
@@ -1207,6 +1262,68 @@ export interface components {
              * @description Length of the rolling window in days.
              */
             WindowDays: number;
+            ResponseStatus?: components["schemas"]["ResponseStatus"];
+        };
+        /**
+         * @description The access one person gave one assistant (an OAuth client) to the company through the
+         *     MCP server.
+         */
+        McpGrant: {
+            /** @description The grant's id, which DeleteMcpGrant takes. */
+            Id: string;
+            /**
+             * @description The client's OAuth `client_id`: the URL of its client ID metadata document, or the
+             *     id this server gave it when it registered.
+             */
+            ClientId: string;
+            /**
+             * @description Where the client came from: the host of its metadata document's URL, or of the
+             *     first redirect URI it registered.
+             */
+            ClientOrigin: string;
+            /**
+             * @description The name the client gave itself. Unverified: any client may call itself anything;
+             *     `ClientOrigin` says where it came from.
+             */
+            ClientName?: string;
+            /** @description The person who signed the assistant in (the `sub` of their credentials). */
+            Sub: string;
+            /**
+             * @description What the person allowed: `booking.read` (operations without side effects) and
+             *     `booking.write` (writes), narrowed further by the person's roles.
+             */
+            Scopes: ("booking.read" | "booking.write")[];
+            /**
+             * Format: date-time
+             * @description When the person allowed the access.
+             */
+            CreatedDate: string;
+            /**
+             * Format: date-time
+             * @description When a call last used the grant (kept to the minute); absent while unused.
+             */
+            LastUsedDate?: string;
+            /**
+             * Format: date-time
+             * @description When the grant ends at the latest (the server's `OAUTH_GRANT_MAX_DAYS` after it was
+             *     made); one left unused for 30 days ends before.
+             */
+            ExpiresDate: string;
+            /**
+             * Format: int64
+             * @description The o200k_base tokens metered to the MCP calls made under the grant (as GetMcpUsage
+             *     counts them for the company), since it was made: a sum that may pass 2^31, hence
+             *     int64.
+             */
+            TokensUsed: number;
+        };
+        /** @description A page of a company's grants. */
+        QueryResponseOfMcpGrant: {
+            /** Format: int32 */
+            Offset: number;
+            /** Format: int32 */
+            Total: number;
+            Results: components["schemas"]["McpGrant"][];
             ResponseStatus?: components["schemas"]["ResponseStatus"];
         };
         /** @description A webhook endpoint. */
@@ -2483,6 +2600,107 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    McpGrantQuery: {
+        parameters: {
+            query?: {
+                /** @description The company; blank or omitted uses the caller's company. */
+                CompanyId?: components["parameters"]["CompanyId"];
+                /** @description Number of results to skip. */
+                Skip?: components["parameters"]["Skip"];
+                /** @description Maximum number of results to return; default 100. Larger values are capped at 1000. */
+                Take?: components["parameters"]["Take"];
+                /**
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
+                 */
+                format?: components["parameters"]["Format"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the company's grants, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryResponseOfMcpGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    DeleteMcpGrant: {
+        parameters: {
+            query?: {
+                /** @description The company; blank or omitted uses the caller's company. */
+                CompanyId?: components["parameters"]["CompanyId"];
+                /**
+                 * @description Response format: `json` (default) or `csv` (matched case-insensitively). Takes
+                 *     precedence over a `.csv` or `.json` path suffix and the `Accept` header; any other value
+                 *     answers 406. The content maps declare the JSON answer; `csv` answers the same
+                 *     fields as CSV text (`x-csv`, see Formats).
+                 */
+                format?: components["parameters"]["Format"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a write sent again with the key of an earlier one, by
+                 *     the same company, runs once. Use a new key (a UUID) for each new change, and send
+                 *     the same key again, with the same request, when you retry a change whose answer
+                 *     you did not get. The key is 1 to 255 visible ASCII characters, bare or as a quoted
+                 *     string (`"abc"` is the key `abc`); another value answers 400
+                 *     (`InvalidIdempotencyKey`). When the server requires keys, a write without one
+                 *     answers 400 (`IdempotencyKeyRequired`).
+                 *
+                 *     A request with a key whose first request was answered gets that answer again (its
+                 *     status and result, or its refusal, in the format this request asks for), with
+                 *     `Idempotent-Replayed: true`, and nothing runs again. The same key with another
+                 *     request (another operation, other fields) answers 422 (`IdempotencyKeyReused`);
+                 *     while the first request still runs, 409 (`IdempotencyKeyInUse`, `Retry-After: 1`).
+                 *     A request refused before its operation ran (credentials, validation, rate limits)
+                 *     keeps nothing, so the key may be sent again with a corrected request. A key is kept
+                 *     for 24 hours from its first use (the server's `IDEMPOTENCY_KEY_TTL_SECONDS`); after
+                 *     that it may be used again. Keys belong to the company the write acts on, over HTTP
+                 *     and MCP alike.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The grant's id (McpGrantQuery's `Id`). */
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked grant, as it was. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["OtherError"];
         };
     };

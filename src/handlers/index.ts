@@ -3,6 +3,7 @@ import { assistantHandlers } from './assistant.js';
 import { billingHandlers } from './billing.js';
 import { categoryHandlers } from './categories.js';
 import { customFieldHandlers } from './custom-fields.js';
+import { mcpGrantHandlers } from './mcp-grants.js';
 import { messageHandlers } from './messages.js';
 import { rebateCodeTransactionHandlers } from './rebate-code-transactions.js';
 import { rebateCodeHandlers } from './rebate-codes.js';
@@ -26,4 +27,5 @@ export const handlers: Handlers = {
   ...reportHandlers,
   ...billingHandlers,
   ...assistantHandlers,
+  ...mcpGrantHandlers,
 };

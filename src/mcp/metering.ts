@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { budget, meteredCompany, tokenLimit, usageWindow } from '../domain/mcp-usage.js';
 import type { Store } from '../store/db.js';
+import { addMcpGrantTokens } from '../store/repositories/mcp-grants.js';
 import { mcpUsageRepository, type McpUsage } from '../store/repositories/mcp-usage.js';
 import { batched } from './batches.js';
 
@@ -37,11 +38,15 @@ export type MeterCheck = { company: string } | { overBudget: { limit: number; wi
  * joined it and, when budget reads joined it too, reads the usage after that addition, in
  * one statement where the engine can (the repository's `recordAndUsage`). A company has one
  * run in flight at a time, so under load a run carries the reads and additions of the calls
- * that came and went during the one before.
+ * that came and went during the one before. A call made under an OAuth grant also adds its
+ * tokens to the grant's (McpGrantQuery's TokensUsed), beside the company's addition: one more
+ * statement, shared in the same way by the calls of one grant that come at once.
  */
 export class Metering {
   /** A budget read joins as null, an addition as its tokens. */
   private readonly run: (company: string, join: number | null) => Promise<McpUsage | undefined>;
+  /** An addition to a grant's tokens. */
+  private readonly addToGrant: (grantId: string, tokens: number) => Promise<void>;
 
   constructor(
     store: Store,
@@ -57,6 +62,9 @@ export class Metering {
       const { from, to } = usageWindow(now, config.MCP_WINDOW_DAYS);
       return tokens > 0 ? repository.recordAndUsage(company, tokens, at, from, to) : repository.usage(company, from, to);
     });
+    this.addToGrant = batched((grantId: string, joins: number[]) =>
+      addMcpGrantTokens(store.db, grantId, joins.reduce((sum, n) => sum + n, 0)),
+    );
   }
 
   /**
@@ -74,10 +82,14 @@ export class Metering {
     return { company };
   }
 
-  /** Counts the result's text and adds it to the company's usage; answers the tokens. */
-  async meter(company: string, text: string): Promise<number> {
+  /**
+   * Counts the result's text and adds it to the company's usage and, for a call made under an
+   * OAuth grant, to the grant's; answers the tokens once both are stored.
+   */
+  async meter(company: string, text: string, grantId?: string): Promise<number> {
     const tokens = await countTokens(text);
-    await this.run(company, tokens);
+    if (grantId === undefined || tokens === 0) await this.run(company, tokens);
+    else await Promise.all([this.run(company, tokens), this.addToGrant(grantId, tokens)]);
     return tokens;
   }
 }

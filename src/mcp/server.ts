@@ -1,7 +1,7 @@
 import type { CallToolResult, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../contract/coercion.js';
 import { ApiError, errorText, toApiError, Unexpected } from '../contract/errors.js';
-import { SUPERADMIN, type Caller } from '../domain/caller.js';
+import { SUPERADMIN, scopeAdmits, type Caller } from '../domain/caller.js';
 import type { Call, Execute } from '../executor/execute.js';
 import { ReplayedRefusal } from '../executor/idempotency.js';
 import type { Log } from '../handlers/types.js';
@@ -56,7 +56,8 @@ export interface ToolCalls {
   log: Log;
 }
 
-const mayCall = (tool: McpTool, caller: Caller) => tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role));
+const mayCall = (tool: McpTool, caller: Caller) =>
+  (tool.roles.length === 0 || tool.roles.some((role) => caller.roles.has(role))) && scopeAdmits(caller, tool.facts.scope);
 
 /** `CompanyId` among the arguments, in any case of its name (ServiceStack's binding matches names so). */
 function namedCompany(args: Record<string, unknown>): unknown {
@@ -98,7 +99,7 @@ async function callTool(calls: ToolCalls, tool: McpTool, args: Record<string, un
     return { text: errorText(error), isError: true, tokens: 0 };
   }
   const answer = await runTool(calls, tool, args, from);
-  const tokens = check ? await metering.meter(check.company, answer.text) : 0;
+  const tokens = check ? await metering.meter(check.company, answer.text, from.caller.grantId) : 0;
   metrics.mcpToolCall(name, answer.status === 200 ? 'ok' : answer.status < 500 ? 'refused' : 'error', tokens);
   return { text: answer.text, isError: answer.status !== 200, tokens, replayed: answer.replayed };
 }

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { contract } from '../contract/contract.js';
 import { ApiError } from '../contract/errors.js';
+import { OAUTH_SCOPES, scopeAdmits } from '../domain/caller.js';
 import { countTokens, Metering } from '../mcp/metering.js';
 import { createMcpServer, type McpCaller, type ToolCalls } from '../mcp/server.js';
 import { mcpTools } from '../mcp/tools.js';
@@ -82,9 +83,37 @@ export const mcpPlugin = fp(
     const origins = allowedOrigins(app.config.CORS_ORIGINS);
     const limit = app.config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined;
 
+    /** The resource's origin: the authorization server's issuer where OAuth serves, else as the request names it. */
+    const resourceOrigin = async (request: FastifyRequest) => (await app.authorizationServer?.(request))?.issuer ?? originOf(request);
+    const metadataUrl = async (request: FastifyRequest) => (await loadSdk()).getOAuthProtectedResourceMetadataUrl(new URL(PATH, await resourceOrigin(request)));
+
     const challenge = async (request: FastifyRequest, error: ApiError) => {
-      const metadata = (await loadSdk()).getOAuthProtectedResourceMetadataUrl(new URL(PATH, originOf(request)));
-      return new ApiError(401, error.errorCode, error.message, [], { 'www-authenticate': `Bearer resource_metadata="${metadata}"` });
+      const oauth = (await app.authorizationServer?.(request)) !== undefined;
+      const scope = oauth ? `, scope="${OAUTH_SCOPES.join(' ')}"` : '';
+      return new ApiError(401, error.errorCode, error.message, [], { 'www-authenticate': `Bearer resource_metadata="${await metadataUrl(request)}"${scope}` });
+    };
+
+    /** A tools/call outside the token's scopes is refused here, before JSON-RPC runs, and metered nowhere. */
+    const checkScope = async (request: FastifyRequest) => {
+      const scopes = request.caller?.scopes;
+      const name = isToolsCall(request.body) ? (request.body as { params?: { name?: unknown } }).params?.name : undefined;
+      const tool = typeof name === 'string' ? byName.get(name) : undefined;
+      if (!scopes || !tool || scopeAdmits(request.caller!, tool.facts.scope)) return;
+      const needed = tool.facts.scope;
+      throw new ApiError(403, 'Forbidden', `${name} needs the scope ${needed}, which this token was not granted.`, [], {
+        'www-authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${await metadataUrl(request)}"`,
+      });
+    };
+
+    /** The API's bearer token, or where OAuth serves, an access token of this node's authorization server. */
+    const authenticateMcp = async (request: FastifyRequest) => {
+      try {
+        return await authenticate(request.headers.authorization);
+      } catch (err) {
+        const caller = await app.oauthCaller?.(request);
+        if (caller) return caller;
+        throw err;
+      }
     };
 
     const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -93,7 +122,7 @@ export const mcpPlugin = fp(
         if (origins && !validateOriginHeader(request.headers.origin, [...localhostAllowedOrigins(), ...origins]).ok) {
           throw new ApiError(403, 'Forbidden', 'The MCP endpoint does not accept requests from this origin.');
         }
-        request.caller = await authenticate(request.headers.authorization);
+        request.caller = await authenticateMcp(request);
       } catch (err) {
         // A refused request counts against the rate limit as any other request does.
         if (limit) await limit.call(app, request, reply);
@@ -107,6 +136,7 @@ export const mcpPlugin = fp(
       config: { rateLimit: false, ownMediaTypes: true },
       onRequest: authorize,
       preHandler: async (request, reply) => {
+        await checkScope(request);
         if (limit && !isToolsCall(request.body)) await limit.call(app, request, reply);
       },
       handler: async (request, reply) => {
@@ -133,10 +163,13 @@ export const mcpPlugin = fp(
     app.route({ method: ['GET', 'DELETE'], url: PATH, config: { ownMediaTypes: true }, handler: notAllowed });
 
     app.get(METADATA_PATH, async (request, reply) => {
-      const origin = originOf(request);
+      const server = await app.authorizationServer?.(request);
+      const origin = server?.issuer ?? originOf(request);
+      const issuer = server?.issuer ?? app.config.AUTH_ISSUER;
       return reply.header('access-control-allow-origin', '*').send({
         resource: new URL(PATH, origin).href,
-        ...(app.config.AUTH_ISSUER ? { authorization_servers: [app.config.AUTH_ISSUER] } : {}),
+        ...(issuer ? { authorization_servers: [issuer] } : {}),
+        ...(server ? { scopes_supported: [...OAUTH_SCOPES] } : {}),
         bearer_methods_supported: ['header'],
         resource_name: 'Booking Administration API',
         resource_documentation: new URL('/docs', origin).href,

@@ -66,7 +66,8 @@ async function registerProtection(app: FastifyInstance, config: Config) {
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     hook: 'onRequest',
-    keyGenerator: (request: FastifyRequest) => normalizeIP(clientAddress(request)),
+    // An assistant's calls count per OAuth grant: its vendor's addresses are shared by all its users.
+    keyGenerator: (request: FastifyRequest) => (request.caller?.grantId ? `grant:${request.caller.grantId}` : normalizeIP(clientAddress(request))),
     errorResponseBuilder: tooMany('address'),
     ...(redis ? { store: sharedCounts(redis) } : {}),
     // A store error would be a 500 for the request (the default); sharedCounts never reports

@@ -50,6 +50,9 @@ const PARENTS_FIRST = [
   'mcp_usage',
   'mcp_usage_daily',
   'idempotency_keys',
+  'oauth_payloads',
+  'oauth_keys',
+  'mcp_grants',
 ] as const satisfies readonly TableName[];
 
 /** The store's own bookkeeping (versions.ts): which migration is of which kind, which nodes run. */
@@ -63,8 +66,8 @@ type EveryTableListed<Unlisted extends never> = Unlisted;
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- it exists to fail compiling
 type UnlistedTables = EveryTableListed<Exclude<TableName, (typeof PARENTS_FIRST)[number] | (typeof BOOKKEEPING_TABLES)[number]>>;
 
-/** Tables that writes through the API fill (the webhook outbox, the keys of retried writes), never an import or the demo data. */
-export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts', 'idempotency_keys'];
+/** Tables that the running service fills (the webhook outbox, the keys of retried writes, OAuth's), never an import or the demo data. */
+export const OUTBOX_TABLES: readonly TableName[] = ['webhook_deliveries', 'webhook_attempts', 'idempotency_keys', 'oauth_payloads', 'oauth_keys', 'mcp_grants'];
 
 /** Every table, parents before children (the order imports insert in). */
 export const TABLE_NAMES: readonly TableName[] = PARENTS_FIRST;

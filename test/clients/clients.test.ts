@@ -29,6 +29,7 @@ import ts from 'typescript';
 import { contract as contractFile } from '../../src/contract/contract.js';
 import { toOpenApi30 } from '../../src/contract/openapi-3.0.js';
 import { buildDemoData, DEMO_COMPANY_A } from '../../src/store/demo-data.js';
+import { insertMcpGrant } from '../../src/store/repositories/mcp-grants.js';
 import { contract } from '../contract-operations.js';
 import { EXAMPLES } from '../examples.js';
 import { assertContract, buildTestApp, token, WRITE } from '../helper.js';
@@ -145,6 +146,9 @@ t.test('generators keep the contract\'s names (no renamed duplicates such as Cre
   t.ok(exported.includes('RebateCodeResponse') && exported.includes('RebateCodeType'), 'hey-api exports the schemas by their names');
 });
 
+/** The grant the call files list and revoke: the demo data holds none, so each run makes one. */
+const GRANT_ID = 'grant-of-a-generated-client';
+
 /** What each operation's answer must hold, for the calls the call files make on the demo data. */
 const EXPECTED: Record<string, object> = {
   // Resource 101 has bookings: Force deactivates it.
@@ -163,11 +167,18 @@ const EXPECTED: Record<string, object> = {
   GetMcpUsage: { CompanyId: DEMO_COMPANY_A, TokensUsed: Number, TokensRemaining: Number },
   UpdateWebhookEndpoint: { Id: 'wh_bookings', ...EXAMPLES.UpdateWebhookEndpoint.default.body },
   WebhookEndpointMessageQuery: { Offset: 0, Total: 0, Results: [] },
+  McpGrantQuery: { Offset: 0, Total: 1, Results: [{ Id: GRANT_ID, Scopes: ['booking.read', 'booking.write'], TokensUsed: 0 }] },
+  DeleteMcpGrant: { Id: GRANT_ID, ClientOrigin: 'assistant.example', TokensUsed: 0 },
 };
 
 for (const name of NAMES) {
   t.test(`${name}: every operation answers 200 with its data, as the contract says`, async (t) => {
     const api = await buildTestApp(t, { data: buildDemoData() });
+    const now = Date.now();
+    await insertMcpGrant(api.store.db, {
+      grantId: GRANT_ID, companyId: DEMO_COMPANY_A, sub: 'ada', clientId: 'https://assistant.example/client.json', clientOrigin: 'assistant.example',
+      clientName: 'Assistant', scopes: ['booking.read', 'booking.write'], roles: [WRITE], createdAt: now, expiresAt: now + 86_400_000,
+    });
     await api.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = api.app.server.address() as AddressInfo;
     const target: Target = {
@@ -175,6 +186,7 @@ for (const name of NAMES) {
       token: await token(DEMO_COMPANY_A, [WRITE]),
       companyId: DEMO_COMPANY_A,
       meta: META,
+      grantId: GRANT_ID,
     };
     const calls = (await import(pathToFileURL(join(dir, `${name}.calls.ts`)).href)) as { callEveryOperation(target: Target): Promise<Answer[]> };
     const answers = await calls.callEveryOperation(target);

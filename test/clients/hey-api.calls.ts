@@ -6,8 +6,8 @@ import { EXAMPLES as E } from './examples.js';
 import { createClient, createConfig } from './hey-api/client/index.js';
 import {
   billingMethodQuery, bookingPrintoutQuery, categoryQuery, createArticleRebateCode, createMessageTemplate,
-  createRebateCodeTransaction, createResourceType, deleteCustomField, deleteResource, deleteTag, getMcpUsage,
-  getRebateCodeBySign, updateWebhookEndpoint, webhookEndpointMessageQuery,
+  createRebateCodeTransaction, createResourceType, deleteCustomField, deleteMcpGrant, deleteResource, deleteTag, getMcpUsage,
+  getRebateCodeBySign, mcpGrantQuery, updateWebhookEndpoint, webhookEndpointMessageQuery,
   type BookingStatusId, type RebateCodeStatus, type RebateCodeType, type ResourceCategory, type SendMethod, type Weekday,
 } from './hey-api/index.js';
 import type { Answer, Target } from './target.js';
@@ -84,6 +84,14 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   const messages = await webhookEndpointMessageQuery({ client, throwOnError: true, ...E.WebhookEndpointMessageQuery.default });
   const pending: number = messages.data.Total;
   seen('WebhookEndpointMessageQuery', messages);
+
+  const grants = await mcpGrantQuery({ client, throwOnError: true, ...E.McpGrantQuery.default });
+  const scopes: Array<'booking.read' | 'booking.write'> | undefined = grants.data.Results[0]?.Scopes;
+  seen('McpGrantQuery', grants);
+
+  const revoked = await deleteMcpGrant({ client, throwOnError: true, path: { Id: target.grantId }, query: { CompanyId: target.companyId } });
+  const tokens: number = revoked.data.TokensUsed;
+  seen('DeleteMcpGrant', revoked);
 
   return answers;
 }

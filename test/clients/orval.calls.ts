@@ -7,8 +7,8 @@ import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import {
   BookingStatusId, RebateCodeStatus, RebateCodeType, ResourceCategory, SendMethod, Weekday,
   billingMethodQuery, bookingPrintoutQuery, categoryQuery, createArticleRebateCode, createMessageTemplate,
-  createRebateCodeTransaction, createResourceType, deleteCustomField, deleteResource, deleteTag, getMcpUsage,
-  getRebateCodeBySign, updateWebhookEndpoint, webhookEndpointMessageQuery,
+  createRebateCodeTransaction, createResourceType, deleteCustomField, deleteMcpGrant, deleteResource, deleteTag, getMcpUsage,
+  getRebateCodeBySign, mcpGrantQuery, updateWebhookEndpoint, webhookEndpointMessageQuery,
 } from './orval/api.js';
 import { EXAMPLES as E } from './examples.js';
 import type { Answer, Target } from './target.js';
@@ -90,6 +90,14 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   const messages = await webhookEndpointMessageQuery(messagesExample.path.Id, messagesExample.query, options);
   const pending: number = messages.data.Total;
   seen('WebhookEndpointMessageQuery', messages);
+
+  const grants = await mcpGrantQuery(E.McpGrantQuery.default.query, options);
+  const clientName: string | undefined = grants.data.Results[0]?.ClientName;
+  seen('McpGrantQuery', grants);
+
+  const revoked = await deleteMcpGrant(target.grantId, { CompanyId: target.companyId }, options);
+  const tokens: number = revoked.data.TokensUsed;
+  seen('DeleteMcpGrant', revoked);
 
   return answers;
 }

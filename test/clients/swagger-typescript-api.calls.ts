@@ -93,5 +93,13 @@ export async function callEveryOperation(target: Target): Promise<Answer[]> {
   const pending: number = messages.data.Total;
   seen('WebhookEndpointMessageQuery', 'GET', messages);
 
+  const grants = await api.assistant.mcpGrantQuery(E.McpGrantQuery.default.query);
+  const sub: string | undefined = grants.data.Results[0]?.Sub;
+  seen('McpGrantQuery', 'GET', grants);
+
+  const revoked = await api.assistant.deleteMcpGrant(target.grantId, { CompanyId: target.companyId });
+  const tokens: number = revoked.data.TokensUsed;
+  seen('DeleteMcpGrant', 'DELETE', revoked);
+
   return answers;
 }

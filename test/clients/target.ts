@@ -10,6 +10,8 @@ export interface Target {
   companyId: string;
   /** sent as the query operations' Meta, which the envelope echoes */
   meta: Record<string, string>;
+  /** a grant of `companyId` that the calls list and then revoke (the demo data holds none) */
+  grantId: string;
 }
 
 /** One call as the generated client saw it; clients.test.ts checks it against the contract. */

@@ -21,7 +21,7 @@ export function typeCheckOnlyClient() {
   });
 }
 
-/** One fully typed call of each of the thirteen operations. Never called. */
+/** One fully typed call of each operation: the thirteen and the extensions. Never called. */
 export async function callEveryOperation(): Promise<unknown[]> {
   const client = typeCheckOnlyClient();
   const seen: unknown[] = [];
@@ -174,6 +174,21 @@ export async function callEveryOperation(): Promise<unknown[]> {
     });
     const attempts: number | undefined = data?.Results[0]?.Attempts.length;
     seen.push(attempts);
+  }
+
+  // McpGrantQuery GET /assistant/mcp/grants
+  {
+    const { data } = await client.GET('/assistant/mcp/grants', { params: { query: { CompanyId: companyId, Take: 10 } } });
+    const scopes: Array<'booking.read' | 'booking.write'> | undefined = data?.Results[0]?.Scopes;
+    const clientName: string | undefined = data?.Results[0]?.ClientName;
+    seen.push(scopes, clientName);
+  }
+
+  // DeleteMcpGrant DELETE /assistant/mcp/grants/{Id}
+  {
+    const { data } = await client.DELETE('/assistant/mcp/grants/{Id}', { params: { path: { Id: 'grant_1' }, query: { CompanyId: companyId } } });
+    const tokens: number | undefined = data?.TokensUsed;
+    seen.push(tokens);
   }
 
   return seen;

@@ -117,7 +117,7 @@ t.test('the fixture calls each operation of the contract exactly once', async (t
       .filter((m) => methods.includes(m))
       .map((m) => `${m.toUpperCase()} ${path}`),
   );
-  t.equal(expected.length, 14, "the contract has the API's own thirteen operations and one extension");
+  t.equal(expected.length, 16, "the contract has the API's own thirteen operations and three extensions");
   t.strictSame(callsIn('callEveryOperation').sort(), expected.sort());
 });
 

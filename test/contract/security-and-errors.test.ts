@@ -41,11 +41,24 @@ t.test('401 is declared where the original declares it, and not on the open oper
   }
 });
 
-t.test('403 is declared only on DeleteResource and CreateResourceType', async (t) => {
-  for (const o of ops) {
+t.test("of the original's operations, 403 is declared only on DeleteResource and CreateResourceType", async (t) => {
+  for (const o of ops.filter((o) => o.op['x-extension'] !== true)) {
     const expected = STATUS_403_ONLY_ON.includes(o.operationId);
     t.equal('403' in (o.op.responses ?? {}), expected, `${o.operationId} ${expected ? 'declares' : 'does not declare'} 403`);
   }
+});
+
+t.test("a company's grants: listed by its administrators who read or write, revoked by those who write, never over MCP", async (t) => {
+  const READ_ROLES = ['bookingsupplier-administrator-read', 'bookingsupplier-administrator-write', 'superadmin'];
+  const WRITE_ROLES = ['bookingsupplier-administrator-write', 'superadmin'];
+  for (const [id, roles] of [['McpGrantQuery', READ_ROLES], ['DeleteMcpGrant', WRITE_ROLES]] as const) {
+    const op = opById.get(id)?.op ?? {};
+    t.strictSame(op['x-roles'], roles, `${id} x-roles`);
+    t.equal(op['x-extension'], true, `${id} is an extension`);
+    t.equal(op['x-mcp'], false, `${id} is no MCP tool`);
+    t.ok('403' in (op.responses ?? {}), `${id} declares 403: a role or a company refused is Forbidden`);
+  }
+  t.ok('404' in (opById.get('DeleteMcpGrant')?.op.responses ?? {}), "DeleteMcpGrant declares 404: another company's grant is not found");
 });
 
 t.test('404 is declared on DeleteTag', async (t) => {

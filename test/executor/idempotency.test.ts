@@ -17,6 +17,7 @@ import {
   type TestApp,
 } from '../helper.js';
 import { METRICS_TOKEN, sample, scrape } from '../metrics/exposition.js';
+import { insertMcpGrant } from '../../src/store/repositories/mcp-grants.js';
 import { storeState, type StoreState } from '../snapshot.js';
 import { EVENT_TYPES } from '../webhooks/setup.js';
 
@@ -64,7 +65,16 @@ const data = {
   ],
 };
 
-const setup = (t: Test, config: Record<string, unknown> = {}) => buildTestApp(t, { data, config });
+/** The data, and a grant of company A to revoke (grants are made by signing in, never imported). */
+async function setup(t: Test, config: Record<string, unknown> = {}): Promise<TestApp> {
+  const api = await buildTestApp(t, { data, config });
+  const now = Date.now();
+  await insertMcpGrant(api.store.db, {
+    grantId: 'grant-a', companyId: COMPANY_A, sub: 'ada', clientId: 'client-a', clientOrigin: 'assistant.example', clientName: null,
+    scopes: ['booking.read'], roles: [READ], createdAt: now, expiresAt: now + 86_400_000,
+  });
+  return api;
+}
 
 const change = (RebateCodeId: number, ChangeType: 'Increase' | 'Decrease', Amount: number, rest: object = {}) =>
   ({ RebateCodeId, Amount, Usage: 0, ChangeType, ...rest });
@@ -133,6 +143,7 @@ const WRITES: Write[] = [
   { operationId: 'DeleteTag', method: 'DELETE', url: '/tags/11', event: 'tag.deactivated' },
   { operationId: 'CreateResourceType', method: 'POST', url: RESOURCE_TYPES, body: { Name: 'Rooms', Active: true }, event: 'resourcetype.created' },
   { operationId: 'UpdateWebhookEndpoint', method: 'PUT', url: POS, body: endpointBody('https://hooks.example.org/pos') },
+  { operationId: 'DeleteMcpGrant', method: 'DELETE', url: '/assistant/mcp/grants/grant-a' },
 ];
 const bodyOf = (write: Write): CallOptions => (write.body ? { body: write.body } : {});
 

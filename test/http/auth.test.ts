@@ -223,7 +223,7 @@ t.test('on PostgreSQL AUTH_JWT_SECRET or AUTH_JWKS_URL is required: no secret is
 
   const secret = 'a-secret-shared-by-every-node';
   t.equal(resolveJwtSecret(loadConfig({ DATABASE_URL: POSTGRES, AUTH_JWT_SECRET: secret }, {})), secret, 'the configured secret');
-  t.equal(thrownBy(() => requireVerificationKey(loadConfig({ DATABASE_URL: POSTGRES, AUTH_JWKS_URL: 'https://id.example/jwks' }, {}))), undefined, 'or an identity provider');
+  t.equal(thrownBy(() => requireVerificationKey(loadConfig({ DATABASE_URL: POSTGRES, AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_AUDIENCE: 'booking-api' }, {}))), undefined, 'or an identity provider');
 });
 
 t.test('on SQLite an unset secret is generated once, kept beside the database file (0600); in memory, one per process', async (t) => {

@@ -46,7 +46,7 @@ t.test('tools/list shows each role the tools it may call', async (t) => {
     const client = await mcpClient(t, api, { as: roles, company: A });
     const listed = (await client.listTools()).tools.map((tool) => tool.name).sort();
     const allowed = [...contract().operations.values()]
-      .filter((op) => op.roles.length === 0 || op.roles.some((role) => roles.includes(role)))
+      .filter((op) => op.mcp && (op.roles.length === 0 || op.roles.some((role) => roles.includes(role))))
       .map((op) => op.operationId)
       .sort();
     t.strictSame(listed, allowed, `roles [${roles.join(', ')}]`);
@@ -55,6 +55,8 @@ t.test('tools/list shows each role the tools it may call', async (t) => {
 
 t.test('every example of every operation answers through MCP as over HTTP', async (t) => {
   for (const [operationId, examples] of Object.entries(EXAMPLES) as Array<[ExampleOperation, Record<string, Example>]>) {
+    // An operation marked x-mcp: false is no tool (below).
+    if (!contract().operations.get(operationId)!.mcp) continue;
     // One pair of stores per operation, its examples in the catalogue's order (a delete succeeds once).
     const overMcp = await buildTestApp(t, { data: buildDemoData(), company: A });
     const overHttp = await buildTestApp(t, { data: buildDemoData(), company: A });
@@ -80,6 +82,15 @@ t.test('every example of every operation answers through MCP as over HTTP', asyn
       t.ok(validate(result.structuredContent), `${label}: valid against the output schema ${ajv.errorsText(validate.errors)}`);
       t.strictSame(comparable(result.structuredContent), comparable(http.json()), `${label}: HTTP's answer`);
     }
+  }
+});
+
+t.test('an operation marked x-mcp: false is no tool: calling it is an unknown tool, whatever the roles', async (t) => {
+  const api = await buildTestApp(t, { data: buildDemoData(), company: A });
+  const client = await mcpClient(t, api, { as: [SUPERADMIN], company: A });
+  for (const op of [...contract().operations.values()].filter((op) => !op.mcp)) {
+    const example = Object.values(EXAMPLES[op.operationId as ExampleOperation] as Record<string, Example>)[0];
+    await t.rejects(client.callTool({ name: op.operationId, arguments: argumentsOf(example) }), /Unknown tool/, `${op.operationId}`);
   }
 });
 

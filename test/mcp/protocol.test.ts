@@ -65,8 +65,8 @@ t.test('an unknown tool is a JSON-RPC error, not a result', async (t) => {
   }
 });
 
-t.test('credentials: none or a bad token is 401 with the resource metadata; the metadata needs none', async (t) => {
-  const api = await app(t, { AUTH_ISSUER: 'https://id.example.org/realms/booking' });
+t.test('MCP_AUTH=bearer, as before OAuth: none or a bad token is 401 with the resource metadata; the metadata needs none', async (t) => {
+  const api = await app(t, { AUTH_ISSUER: 'https://id.example.org/realms/booking', MCP_AUTH: 'bearer' });
   const expired = await mintToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], expiresIn: '-1m' });
   for (const [what, as] of [['no token', null], ['an expired token', expired], ['a token of another secret', await mintToken('another-secret-of-sixteen-chars', { companyId: COMPANY_A, roles: [WRITE] })]] as const) {
     const res = await postMcp(api, 'tools/list', {}, { as });
@@ -84,7 +84,7 @@ t.test('credentials: none or a bad token is 401 with the resource metadata; the 
   }, 'RFC 9728: the resource is <origin>/mcp and the identity provider is named');
   const oddHost = await postMcp(api, 'tools/list', {}, { as: null, headers: { host: 'not a host' } });
   t.equal(oddHost.headers['www-authenticate'], 'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"', 'a Host that names no origin');
-  const plain = await buildTestApp(t);
+  const plain = await buildTestApp(t, { config: { MCP_AUTH: 'bearer' } });
   t.equal((await postMcp(plain, 'tools/list', {}, { headers: { host: 'not a host' } })).statusCode, 200, 'and a call with it is served');
   t.notOk('authorization_servers' in (await plain.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json(), 'no identity provider named without AUTH_ISSUER');
 });

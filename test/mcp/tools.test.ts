@@ -28,9 +28,11 @@ function refs(node: unknown): string[] {
   return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refs(value)));
 }
 
-t.test('one tool per operation of the contract, named by its operationId, with its summary and description', async (t) => {
+t.test('one tool per operation of the contract but those marked x-mcp: false, named by its operationId, with its summary and description', async (t) => {
   const tools = mcpTools(contract().document);
-  t.strictSame(tools.map((tool) => tool.definition.name).sort(), [...contract().operations.keys()].sort());
+  const operations = [...contract().operations.values()];
+  t.strictSame(tools.map((tool) => tool.definition.name).sort(), operations.filter((op) => op.mcp).map((op) => op.operationId).sort());
+  t.strictSame(operations.filter((op) => !op.mcp).map((op) => op.operationId).sort(), ['DeleteMcpGrant', 'McpGrantQuery'], 'no assistant sees or revokes grants');
   for (const tool of tools) {
     const { path, method } = contract().operations.get(tool.definition.name)!;
     const op = contract().document.paths[path][method.toLowerCase()];

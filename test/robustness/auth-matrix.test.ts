@@ -2,6 +2,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import t from 'tap';
 import { contract, type OperationInfo } from '../contract-operations.js';
 import { buildDemoData, DEMO_COMPANY_A, DEMO_COMPANY_B } from '../../src/store/demo-data.js';
+import { insertMcpGrant } from '../../src/store/repositories/mcp-grants.js';
 import { READ, SUPERADMIN, TEST_SECRET, WRITE, buildTestApp, expectRefusal, snapshot, type TestApp } from '../helper.js';
 import { callerRoles } from './fuzz-property.js';
 import { encode, parametersOf } from './fuzz-requests.js';
@@ -48,6 +49,21 @@ const CALLS: Record<string, (c: Company) => Call> = {
   GetMcpUsage: () => ({}),
   UpdateWebhookEndpoint: (c) => ({ path: { Id: c === 'A' ? 'wh_bookings' : 'wh_main' }, body: { Url: PUBLIC_TARGET, EventTypes: ['booking.created'] } }),
   WebhookEndpointMessageQuery: (c) => ({ path: { Id: c === 'A' ? 'wh_bookings' : 'wh_main' } }),
+  McpGrantQuery: () => ({}),
+  DeleteMcpGrant: (c) => ({ path: { Id: `grant-${c}` } }),
+};
+
+/** Rows a call needs that the demo data does not hold: assistants' grants are made by signing in, never imported. */
+const SETUP: Partial<Record<string, (api: TestApp) => Promise<void>>> = {
+  DeleteMcpGrant: async (api) => {
+    for (const c of ['A', 'B'] as const) {
+      const now = Date.now();
+      await insertMcpGrant(api.store.db, {
+        grantId: `grant-${c}`, companyId: COMPANY[c], sub: `person-${c}`, clientId: 'https://assistant.example/client.json',
+        clientOrigin: 'assistant.example', clientName: 'Assistant', scopes: ['booking.read'], roles: [READ], createdAt: now, expiresAt: now + 86_400_000,
+      });
+    }
+  },
 };
 
 type Credentials = 'valid' | 'none' | 'expired' | 'badSignature' | 'algNone' | 'wrongIssuer' | 'wrongAudience';
@@ -159,7 +175,12 @@ for (const op of contract().operations.values()) {
     // Refused cases share one app (and must leave its store as it was); an allowed call of a
     // deleting operation gets a fresh app, so that each allowed case finds its row.
     let shared: TestApp | undefined;
-    const app = async (fresh: boolean) => (fresh ? buildTestApp(t, { data: buildDemoData(), config }) : (shared ??= await buildTestApp(t, { data: buildDemoData(), config })));
+    const build = async () => {
+      const api = await buildTestApp(t, { data: buildDemoData(), config });
+      await SETUP[op.operationId]?.(api);
+      return api;
+    };
+    const app = async (fresh: boolean) => (fresh ? build() : (shared ??= await build()));
     for (const c of casesOf(op)) {
       const expected = expectedStatus(op, c);
       const api = await app(expected === 200 && op.method === 'DELETE');

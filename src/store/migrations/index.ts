@@ -5,6 +5,8 @@ import { mcpUsageDaily } from './0003_mcp_usage_daily.js';
 import { webhookDeliveries } from './0004_webhook_deliveries.js';
 import { eventContext } from './0005_event_context.js';
 import { idempotencyKeys } from './0006_idempotency_keys.js';
+import { oauth } from './0007_oauth.js';
+import { mcpGrantTokens } from './0008_mcp_grant_tokens.js';
 
 /** An expand migration adds (tables, nullable columns, indexes, defaults); a contract one removes or tightens. */
 export type MigrationKind = 'expand' | 'contract';
@@ -32,6 +34,8 @@ export const migrations: Readonly<Record<string, KindedMigration>> = {
   '0004_webhook_deliveries': expand(webhookDeliveries),
   '0005_event_context': expand(eventContext),
   '0006_idempotency_keys': expand(idempotencyKeys),
+  '0007_oauth': expand(oauth),
+  '0008_mcp_grant_tokens': expand(mcpGrantTokens),
 };
 
 /** This code's version: the last migration it knows. */
