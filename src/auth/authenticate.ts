@@ -50,8 +50,9 @@ export function createAuthenticator(config: Config): Authenticate {
     } catch {
       throw unauthorized('The bearer token is invalid or expired.');
     }
-    // An OAuth access token (RFC 9068) is for /mcp alone, and only its issuer's keys make one.
-    if (typ?.toLowerCase() === 'at+jwt' || typ?.toLowerCase() === 'application/at+jwt') throw unauthorized('An OAuth access token is not an API bearer token.');
+    // With the API's own secret, an OAuth access token (RFC 9068) is none of its tokens; an
+    // identity provider's access tokens (AUTH_JWKS_URL) may well be typed so.
+    if (!jwks && /^(application\/)?at\+jwt$/i.test(typ ?? '')) throw unauthorized('An OAuth access token is not an API bearer token.');
     // A sign-in token is for the sign-in page alone (sign-in.ts).
     if ([payload.aud].flat().includes(SIGN_IN_AUDIENCE)) throw unauthorized('A sign-in token is not a bearer token.');
     const caller = callerOf(payload, config);

@@ -51,8 +51,14 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 let library: Promise<typeof import('oidc-provider')> | undefined;
 
+let invalidGrant: (() => Error) | undefined;
+
+/** The refusal of a code or refresh token that another request consumed first: invalid_grant. */
+export const consumedAlready = (): Error => invalidGrant?.() ?? new Error('consumed already');
+
 export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
   const { default: OidcProvider, errors } = await (library ??= import('oidc-provider'));
+  invalidGrant ??= () => new errors.InvalidGrant('the code or refresh token was used already');
   const { issuer, config } = options;
   const resource = `${issuer}${MCP_PATH}`;
   const configuration: Configuration = {

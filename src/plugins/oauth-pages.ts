@@ -91,10 +91,10 @@ await app.register(async (pages) => {
       const nonce = randomBytes(24).toString('base64url');
       reply.header('set-cookie', `${NONCE_COOKIE}=${nonce}; Path=${INTERACTION_PATH}/${found.details.uid}; HttpOnly; SameSite=Lax; Max-Age=600${found.issuer.startsWith('https:') ? '; Secure' : ''}`);
       const action = `${INTERACTION_PATH}/${found.details.uid}`;
-      const origin = clientOrigin(found.client);
+      const origin = clientOrigin(found.client, found.details.params.redirect_uri);
       if (found.details.prompt.name === 'login') return send(reply, signInPage({ action: `${action}/sign-in`, nonce, client: origin }));
       const signedIn = (found.details.lastSubmission as { signIn?: { companyId: string; roles: string[] } } | undefined)?.signIn;
-      const redirect = new URL(String(found.details.params.redirect_uri)).origin;
+      const redirect = redirectSource(found.details.params.redirect_uri);
       return send(
         reply,
         consentPage({
@@ -114,17 +114,17 @@ await app.register(async (pages) => {
       const found = await interaction(request, reply);
       if (!found || found.details.prompt.name !== 'login') return expired(reply);
       if (upstream) return send(reply, refusalPage('This server signs people in with their organisation’s sign-in, not with sign-in tokens.'), [], 403);
-      if (!request.body?.nonce || cookie(request, NONCE_COOKIE) !== request.body.nonce) {
+      if (typeof request.body?.nonce !== 'string' || cookie(request, NONCE_COOKIE) !== request.body.nonce) {
         return send(reply, refusalPage('This form was not sent by the page this browser was given. Start again from the assistant.'), [], 403);
       }
-      const signedIn = await verifySignInToken(app.config, request.body.token ?? '');
+      const signedIn = await verifySignInToken(app.config, typeof request.body.token === 'string' ? request.body.token : '');
       const action = `${INTERACTION_PATH}/${found.details.uid}/sign-in`;
       const again = async (refusal: string, status = 401) => {
         // Failed sign-ins count per client address; past the limit the page says so (429).
         const limited = await failures?.call(app, request, reply).then(() => false, () => true);
         return limited
-          ? send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client), refusal: 'Too many failed sign-ins from this address: wait a minute and try again.' }), [], 429)
-          : send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client), refusal }), [], status);
+          ? send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client, found.details.params.redirect_uri), refusal: 'Too many failed sign-ins from this address: wait a minute and try again.' }), [], 429)
+          : send(reply, signInPage({ action, nonce: request.body.nonce, client: clientOrigin(found.client, found.details.params.redirect_uri), refusal }), [], status);
       };
       if ('refusal' in signedIn) return again(signedIn.refusal);
       // A sign-in token works once, on any node: the store keeps its id until it expires.
@@ -158,10 +158,10 @@ await app.register(async (pages) => {
     pages.post<{ Body: Record<string, string> }>(`${INTERACTION_PATH}/:uid/consent`, { config }, async (request, reply) => {
       const found = await interaction(request, reply);
       if (!found || found.details.prompt.name !== 'consent') return expired(reply);
-      if (!request.body?.nonce || cookie(request, NONCE_COOKIE) !== request.body.nonce) {
+      if (typeof request.body?.nonce !== 'string' || cookie(request, NONCE_COOKIE) !== request.body.nonce) {
         return send(reply, refusalPage('This form was not sent by the page this browser was given. Start again from the assistant.'), [], 403);
       }
-      const redirect = new URL(String(found.details.params.redirect_uri)).origin;
+      const redirect = redirectSource(found.details.params.redirect_uri);
       reply.headers(pageHeaders([redirect]));
       if (request.body.decision !== 'allow') return finish(request, reply, found.provider, { error: 'access_denied', error_description: 'The person denied the access.' });
       const signedIn = (found.details.lastSubmission as { signIn?: { companyId: string; roles: string[] } } | undefined)?.signIn;
@@ -179,7 +179,7 @@ await app.register(async (pages) => {
         companyId: signedIn.companyId,
         sub,
         clientId: String(found.details.params.client_id),
-        clientOrigin: clientOrigin(found.client),
+        clientOrigin: clientOrigin(found.client, found.details.params.redirect_uri),
         clientName: found.client?.clientName ?? null,
         scopes,
         roles: signedIn.roles,
@@ -212,10 +212,19 @@ function grantedScopes(asked: unknown, roles: readonly string[]): OauthScope[] {
   return usableScopes(roles).filter((scope) => wanted.has(scope));
 }
 
-/** Where a client came from: a metadata document's host, or the host of a registered client's first redirect URI. */
-function clientOrigin(client: { clientId: string; redirectUris?: readonly string[] } | undefined): string {
-  if (!client) return 'An application';
-  if (/^https:\/\//.test(client.clientId)) return new URL(client.clientId).host;
-  const redirect = client.redirectUris?.[0];
-  return redirect ? new URL(redirect).host : 'An application';
+/**
+ * Where a client came from: a metadata document's host, or where this authorization's code
+ * goes (the redirect URI in use, not the first registered: a client may register several).
+ */
+function clientOrigin(client: { clientId: string } | undefined, redirectUri: unknown): string {
+  if (client && /^https:\/\//.test(client.clientId)) return new URL(client.clientId).host;
+  const redirect = typeof redirectUri === 'string' ? URL.parse(redirectUri) : null;
+  if (!redirect) return 'An application';
+  return redirect.protocol === 'http:' || redirect.protocol === 'https:' ? redirect.host : `${redirect.protocol}//${redirect.host}`;
+}
+
+/** The origin a form may post to on its way to the client: a native app's own scheme has no origin, only its scheme. */
+function redirectSource(redirectUri: unknown): string {
+  const url = new URL(String(redirectUri));
+  return url.origin === 'null' ? url.protocol : url.origin;
 }

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type Provider from 'oidc-provider';
 import { currentKeys, resolveOauthSecret, type OauthKeys } from '../auth/oauth-keys.js';
-import { createAuthorizationServer, grantEnd, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
+import { consumedAlready, createAuthorizationServer, grantEnd, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
 import { OAUTH_SCOPES, type Caller, type OauthScope } from '../domain/caller.js';
 import { ConfigError } from '../config.js';
 import { SWEEP } from '../executor/idempotency.js';
@@ -45,7 +45,7 @@ export const oauthPlugin = fp(
       app.log.warn(`${err.message} Until then assistants cannot sign in: /mcp takes the API's bearer tokens alone.`);
       return;
     }
-    const adapter = oauthAdapter(app.store);
+    const adapter = oauthAdapter(app.store, { consumedAlready });
     const refreshes = refreshAnswers(adapter, secret);
     // The keys, read again every KEYS_FRESH_MS (another node may have made the next generation);
     // the same keys read again stay the same object, so what was built from them is kept.
@@ -58,6 +58,11 @@ export const oauthPlugin = fp(
           return old && sameKeys(old, ring) ? old : ring;
         });
         keyring = { readAt: now, keys: next };
+        // A failed read is not kept: the next request reads again.
+        const failed = keyring;
+        next.catch(() => {
+          if (keyring === failed) keyring = undefined;
+        });
       }
       return keyring.keys;
     };

@@ -304,3 +304,43 @@ t.test('discovery lists S256, public clients, client ID metadata documents and r
     t.match(answer.headers.get('access-control-allow-origin'), ANY_ORIGIN, `${path}: answers any origin (${answer.status})`);
   }
 });
+
+t.test('a code redeemed twice at once: exactly one redemption gets tokens', async (t) => {
+  const { origin } = await listening(t);
+  const issued = await codeFor(origin);
+  const answers = await Promise.all([redeem(origin, issued), redeem(origin, issued), redeem(origin, issued)]);
+  t.equal(answers.filter((answer) => answer.status === 200).length, 1, 'one');
+  t.ok(answers.filter((answer) => answer.status !== 200).every((answer) => answer.body.error === 'invalid_grant' && !answer.body.access_token), 'the others invalid_grant, with nothing issued');
+});
+
+t.test("the consent page names where this authorization's code goes, not the client's first redirect URI", async (t) => {
+  const { origin } = await listening(t);
+  const registered = await register(origin, ['https://assistant.example/callback', 'https://elsewhere.example/cb', 'cursor://anysphere.cursor-mcp/oauth/callback']);
+  const clientId = ((await registered.json()) as { client_id: string }).client_id;
+  for (const [redirect, named, source] of [
+    ['https://elsewhere.example/cb', 'elsewhere.example', 'https://elsewhere.example'],
+    ['cursor://anysphere.cursor-mcp/oauth/callback', 'cursor://anysphere.cursor-mcp', 'cursor:'],
+  ]) {
+    const browser = new Browser();
+    const token = await mintSignInToken(TEST_SECRET, { companyId: COMPANY_A, roles: [WRITE], sub: 'ada' });
+    let page = await browser.follow(authorizeUrl(origin, clientId, pkce().challenge, { redirect_uri: redirect }).href, origin);
+    const html = await page.response.text();
+    page = await browser.follow(new URL(action(html)!, page.url).href, origin, form({ nonce: field(html, 'nonce')!, token }));
+    const consentPage = await page.response.text();
+    t.match(consentPage, `<strong>${named}</strong>`, `${redirect}: named as ${named}`);
+    t.notMatch(consentPage, /assistant\.example/, 'not the first registered');
+    t.match(page.response.headers.get('content-security-policy'), `form-action 'self' ${source}`, `${redirect}: the form may go on to ${source}`);
+  }
+});
+
+t.test('a form field that is not text is refused with a 4xx, never a 5xx', async (t) => {
+  const { origin } = await listening(t);
+  const clientId = await clientOf(origin);
+  const browser = new Browser();
+  const page = await browser.follow(authorizeUrl(origin, clientId, pkce().challenge).href, origin);
+  const html = await page.response.text();
+  const nonce = field(html, 'nonce')!;
+  const answer = await browser.go(new URL(action(html)!, page.url).href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nonce, token: 1 }) });
+  t.ok(answer.status >= 400 && answer.status < 500, `${answer.status}`);
+});
+

@@ -112,7 +112,7 @@ export async function consumeOauthPayload(db: Kysely<Database>, model: string, i
 }
 
 /** oidc-provider's `adapter`: a class it constructs once per model (Session, Grant, AccessToken, …). */
-export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructor {
+export function oauthAdapter(store: { db: Kysely<Database> }, options: { consumedAlready?: () => Error } = {}): AdapterConstructor {
   const { db } = store;
   return class OauthAdapter implements Adapter {
     constructor(readonly model: string) {}
@@ -148,8 +148,9 @@ export function oauthAdapter(store: { db: Kysely<Database> }): AdapterConstructo
       return undefined;
     }
 
+    /** Of two redemptions at once (on any nodes), the one whose update finds it consumed is refused. */
     async consume(id: string): Promise<void> {
-      await consumeOauthPayload(db, this.model, id);
+      if (!(await consumeOauthPayload(db, this.model, id)) && options.consumedAlready) throw options.consumedAlready();
     }
 
     async destroy(id: string): Promise<void> {
