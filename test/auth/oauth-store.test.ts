@@ -178,7 +178,7 @@ function grant(grantId: string, rest: Partial<NewMcpGrant> = {}): NewMcpGrant {
 t.test(`mcp_grants: insert, find, touch, list by company, delete (${engine})`, async (t) => {
   const store = await testStore(t);
   const now = Date.now();
-  await insertMcpGrant(store.db, grant('g1', { createdAt: now - 3000 }));
+  await insertMcpGrant(store.db, grant('g1', { createdAt: now - 3000, expiresAt: now + DAY_MS }));
   await insertMcpGrant(store.db, grant('g2', { createdAt: now - 2000, clientName: null, scopes: [], roles: [] }));
   await insertMcpGrant(store.db, grant('g3', { createdAt: now - 1000, companyId: 'company-b' }));
   await insertMcpGrant(store.db, grant('g4', { createdAt: now - 5000, expiresAt: now - 1 }));
