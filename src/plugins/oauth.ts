@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type Provider from 'oidc-provider';
 import { currentKeys, resolveOauthSecret, type OauthKeys } from '../auth/oauth-keys.js';
 import { consumedAlready, createAuthorizationServer, grantEnd, MCP_PATH, OAUTH_ROUTES } from '../auth/oauth-server.js';
@@ -67,7 +68,8 @@ export const oauthPlugin = fp(
       return keyring.keys;
     };
     // One provider per issuer and key set: a new generation makes a new provider.
-    const servers = new Map<string, { ring: OauthKeys; provider: Promise<Provider> }>();
+    // At most a few issuers: without PUBLIC_URL, each loopback Host a request names is one.
+    const servers = new LRUCache<string, { ring: OauthKeys; provider: Promise<Provider> }>({ max: 8 });
     const serverFor = async (issuer: string) => {
       const ring = await keys();
       let server = servers.get(issuer);
@@ -174,7 +176,9 @@ export const oauthPlugin = fp(
       for (const url of ['/.well-known/oauth-authorization-server', OAUTH_ROUTES.jwks, OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.registration]) {
         raw.route({ method: ['GET', 'POST', 'OPTIONS'], url, config: url === OAUTH_ROUTES.registration ? { ...config, rateLimit: registering } : config, handler });
       }
-      raw.route({ method: ['GET', 'POST'], url: OAUTH_ROUTES.authorization, config, handler });
+      // An authorization writes to the store (its interaction): it counts as any request of the address does.
+      const authorizing = { ownMediaTypes: true };
+      raw.route({ method: ['GET', 'POST'], url: OAUTH_ROUTES.authorization, config: authorizing, handler });
       raw.route({ method: ['GET', 'POST'], url: `${OAUTH_ROUTES.authorization}/:uid`, config, handler });
     });
     await oauthPages(app, adapter, secret);
