@@ -1,4 +1,5 @@
 import { request } from 'node:https';
+import { isLoopbackHost } from '../config.js';
 
 /**
  * How a client ID metadata document is fetched while OAUTH_CIMD_ALLOW_LOOPBACK is set (tests
@@ -6,11 +7,9 @@ import { request } from 'node:https';
  * its own certificate, not through oidc-provider's guard against special-use addresses;
  * any other goes as it would without the switch.
  */
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 export function loopbackFetch(url: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const target = new URL(url instanceof Request ? url.url : url);
-  if (!LOOPBACK.has(target.hostname)) return globalThis.fetch(url, init);
+  if (!isLoopbackHost(target.hostname)) return globalThis.fetch(url, init);
   return new Promise((resolve, reject) => {
     const headers = Object.fromEntries(new Headers(init.headers));
     const sent = request(target, { method: init.method ?? 'GET', headers, rejectUnauthorized: false, signal: init.signal ?? undefined }, (answer) => {

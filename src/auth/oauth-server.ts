@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { JWK } from 'jose';
-import type { Config } from '../config.js';
+import { isLoopbackHost, type Config } from '../config.js';
 import { OAUTH_SCOPES } from '../domain/caller.js';
 import { loopbackFetch } from './oauth-loopback.js';
 
@@ -43,7 +43,6 @@ export interface AuthorizationServerOptions {
   refreshAnswered(refreshToken: string, clientId: string, answer: unknown): Promise<void>;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * oidc-provider, loaded by the first OAuth request: a node no assistant signs in to never holds
@@ -115,7 +114,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
           if (refusal) throw new errors.InvalidClientMetadata(`redirect_uris: ${refusal}`);
           // RFC 8252: a loopback redirect matches on any port, and an app's own scheme is a native client's.
           const url = new URL(uri);
-          if (url.protocol !== 'https:' || LOOPBACK.has(url.hostname)) metadata.application_type = 'native';
+          if (url.protocol !== 'https:' || isLoopbackHost(url.hostname)) metadata.application_type = 'native';
         }
       },
     },

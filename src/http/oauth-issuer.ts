@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import { isLoopbackHost, type Config } from '../config.js';
 
 /**
  * Which origin the authorization server and the MCP resource answer as
@@ -9,8 +9,6 @@ import type { Config } from '../config.js';
  * assistant reaches `http://127.0.0.1:3000`); any other Host gets bearer tokens alone.
  */
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 export function issuerOf(config: Pick<Config, 'PUBLIC_URL'>, request: FastifyRequest): string | undefined {
   if (config.PUBLIC_URL) return new URL(config.PUBLIC_URL).origin;
   let url: URL;
@@ -19,7 +17,7 @@ export function issuerOf(config: Pick<Config, 'PUBLIC_URL'>, request: FastifyReq
   } catch {
     return undefined;
   }
-  return LOOPBACK_HOSTS.has(url.hostname) ? url.origin : undefined;
+  return isLoopbackHost(url.hostname) ? url.origin : undefined;
 }
 
 /** Why a redirect URI may not be registered, or undefined: https, or http to this machine (RFC 8252). */
@@ -32,7 +30,7 @@ export function checkRedirectUri(uri: string): string | undefined {
   }
   if (url.hash) return 'a redirect URI has no fragment';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   if (url.protocol === 'http:') return 'an http redirect URI must point at this machine (localhost, 127.0.0.1 or [::1])';
   // A native app's own scheme (cursor://…) is allowed; those that run or read something never.
   if (['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:'].includes(url.protocol)) return `${url.protocol} redirect URIs are refused`;

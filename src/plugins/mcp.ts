@@ -83,14 +83,15 @@ export const mcpPlugin = fp(
     const origins = allowedOrigins(app.config.CORS_ORIGINS);
     const limit = app.config.RATE_LIMIT_MAX > 0 ? app.rateLimit() : undefined;
 
-    /** The resource's origin: the authorization server's issuer where OAuth serves, else as the request names it. */
-    const resourceOrigin = async (request: FastifyRequest) => (await app.authorizationServer?.(request))?.issuer ?? originOf(request);
-    const metadataUrl = async (request: FastifyRequest) => (await loadSdk()).getOAuthProtectedResourceMetadataUrl(new URL(PATH, await resourceOrigin(request)));
+    // The resource's origin: the issuer where OAuth serves (no authorization server is loaded
+    // for it), else as the request names it.
+    const metadataUrl = async (request: FastifyRequest, issuer = app.oauthIssuer?.(request)) =>
+      (await loadSdk()).getOAuthProtectedResourceMetadataUrl(new URL(PATH, issuer ?? originOf(request)));
 
     const challenge = async (request: FastifyRequest, error: ApiError) => {
-      const oauth = (await app.authorizationServer?.(request)) !== undefined;
-      const scope = oauth ? `, scope="${OAUTH_SCOPES.join(' ')}"` : '';
-      return new ApiError(401, error.errorCode, error.message, [], { 'www-authenticate': `Bearer resource_metadata="${await metadataUrl(request)}"${scope}` });
+      const issuer = app.oauthIssuer?.(request);
+      const scope = issuer !== undefined ? `, scope="${OAUTH_SCOPES.join(' ')}"` : '';
+      return new ApiError(401, error.errorCode, error.message, [], { 'www-authenticate': `Bearer resource_metadata="${await metadataUrl(request, issuer)}"${scope}` });
     };
 
     /** A tools/call outside the token's scopes is refused here, before JSON-RPC runs, and metered nowhere. */
@@ -163,13 +164,13 @@ export const mcpPlugin = fp(
     app.route({ method: ['GET', 'DELETE'], url: PATH, config: { ownMediaTypes: true }, handler: notAllowed });
 
     app.get(METADATA_PATH, async (request, reply) => {
-      const server = await app.authorizationServer?.(request);
-      const origin = server?.issuer ?? originOf(request);
-      const issuer = server?.issuer ?? app.config.AUTH_ISSUER;
+      const oauthIssuer = app.oauthIssuer?.(request);
+      const origin = oauthIssuer ?? originOf(request);
+      const issuer = oauthIssuer ?? app.config.AUTH_ISSUER;
       return reply.header('access-control-allow-origin', '*').send({
         resource: new URL(PATH, origin).href,
         ...(issuer ? { authorization_servers: [issuer] } : {}),
-        ...(server ? { scopes_supported: [...OAUTH_SCOPES] } : {}),
+        ...(oauthIssuer ? { scopes_supported: [...OAUTH_SCOPES] } : {}),
         bearer_methods_supported: ['header'],
         resource_name: 'Booking Administration API',
         resource_documentation: new URL('/docs', origin).href,

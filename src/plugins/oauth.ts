@@ -23,6 +23,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the node's authorization server for this request's issuer; undefined where OAuth does not serve (MCP_AUTH=bearer, a Host not loopback without PUBLIC_URL) */
     authorizationServer?(request: FastifyRequest): Promise<{ issuer: string; provider: Provider } | undefined>;
+    /** the issuer OAuth serves this request as, without loading the authorization server; undefined where it does not serve */
+    oauthIssuer?(request: FastifyRequest): string | undefined;
     /** the caller an access token of this node's authorization server names, while its grant stands; undefined for any other token */
     oauthCaller?(request: FastifyRequest): Promise<Caller | undefined>;
   }
@@ -94,12 +96,16 @@ export const oauthPlugin = fp(
       return server.provider;
     };
     let warned = false;
-    app.decorate('authorizationServer', async (request: FastifyRequest) => {
+    app.decorate('oauthIssuer', (request: FastifyRequest) => {
       const issuer = issuerOf(app.config, request);
       if (issuer === undefined && !warned) {
         warned = true;
         request.log.warn('A request reached /mcp or the sign-in at a host that is not this machine, and PUBLIC_URL is not set: assistants can sign in only at localhost. Set PUBLIC_URL to the origin they reach.');
       }
+      return issuer;
+    });
+    app.decorate('authorizationServer', async (request: FastifyRequest) => {
+      const issuer = app.oauthIssuer!(request);
       return issuer === undefined ? undefined : { issuer, provider: await serverFor(issuer) };
     });
 

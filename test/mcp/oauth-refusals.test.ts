@@ -344,3 +344,20 @@ t.test('a form field that is not text is refused with a 4xx, never a 5xx', async
   t.ok(answer.status >= 400 && answer.status < 500, `${answer.status}`);
 });
 
+
+t.test("the published callbacks of Claude, ChatGPT, VS Code and Cursor register; the OAuth endpoints keep X-Request-Id", async (t) => {
+  const { origin } = await listening(t);
+  for (const callback of [
+    'https://claude.ai/api/mcp/auth_callback',
+    'https://chatgpt.com/connector_platform_oauth_redirect',
+    'http://127.0.0.1:33418',
+    'https://vscode.dev/redirect',
+    'cursor://anysphere.cursor-retrieval/oauth/user-mcp/callback',
+  ]) {
+    const registered = await register(origin, [callback]);
+    t.equal(registered.status, 201, callback);
+    t.match(registered.headers.get('x-request-id'), /\S/, `${callback}: with its request id`);
+  }
+  const metadata = await fetch(`${origin}/.well-known/oauth-authorization-server`, { headers: { 'x-request-id': 'trace-me-1' } });
+  t.equal(metadata.headers.get('x-request-id'), 'trace-me-1', 'a request id sent is kept');
+});
